@@ -1,0 +1,64 @@
+// Models wrap JSON in things: ```json fences, "Here are the arguments:" prose, trailing
+// remarks, a BOM. cleanJSON() finds the JSON inside. It never repairs invalid JSON
+// (a trailing comma stays an error): guessing would hand the tool input the model did
+// not write.
+
+const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
+
+/**
+ * Returns the JSON text inside `raw`: the whole string when it already parses, else the
+ * contents of the first code fence, else the first complete {...} object. An empty
+ * string means "no arguments", i.e. "{}".
+ */
+export function cleanJSON(raw: string): string {
+  return clean(raw).text;
+}
+
+/** cleanJSON + JSON.parse in one pass (the fast path parses once). Throws SyntaxError. */
+export function parseJSONArguments(raw: string): unknown {
+  const c = clean(raw);
+  return c.parsed !== undefined ? c.parsed.value : JSON.parse(c.text);
+}
+
+function clean(raw: string): { text: string; parsed?: { value: unknown } } {
+  let s = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  s = s.trim();
+  if (s === "") return { text: "{}", parsed: { value: {} } };
+  // Fast path: the model sent plain JSON, as it nearly always does.
+  const first = s.charCodeAt(0);
+  if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 /* " */) {
+    try {
+      return { text: s, parsed: { value: JSON.parse(s) } };
+    } catch {
+      // fall through to the slower searches
+    }
+  }
+  const fence = FENCE.exec(s);
+  if (fence) {
+    const inner = fence[1]!.trim();
+    if (inner === "") return { text: "{}", parsed: { value: {} } };
+    return clean(inner);
+  }
+  const obj = firstObject(s);
+  return { text: obj ?? s };
+}
+
+/** The first balanced {...} in s, skipping braces inside strings; the rest from "{" if unbalanced. */
+function firstObject(s: string): string | undefined {
+  const start = s.indexOf("{");
+  if (start < 0) return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return s.slice(start, i + 1);
+  }
+  return s.slice(start);
+}

@@ -1,0 +1,254 @@
+// createClient(): the conversation a user holds. It owns the history and the tool set;
+// each chat / ask / stream call runs the loop over them. Calls on one client run one at
+// a time, in the order they were made, so the history is never written by two runs.
+import { parseJSONArguments } from "./clean-json.js";
+import { abortReason, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { checkMessage } from "./history.js";
+import { silentLogger, type Logger } from "./log.js";
+import { runLoop, type LoopConfig, type RunOptions, type RunResult, type StreamEvent } from "./loop.js";
+import type { Message } from "./messages.js";
+import type { Provider } from "./provider.js";
+import { createRegistry, type Registry } from "./registry.js";
+import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+import type { Tool } from "./tool.js";
+import type * as v from "valibot";
+
+export interface ClientOptions {
+  provider: Provider;
+  systemPrompt?: string;
+  /** Model calls per chat/ask/stream before MaxStepsError. Default 20. */
+  maxSteps?: number;
+  /** Run a step's tool calls concurrently. Default false. */
+  parallelTools?: boolean;
+  /** Bound on concurrent tool calls when parallelTools is on. Default 5. */
+  maxParallelTools?: number;
+  /** Default: silent. `console` works. */
+  logger?: Logger;
+  tools?: readonly Tool[];
+  /** A saved `client.history` to resume from. */
+  history?: readonly Message[];
+  /** Overrides the provider's retry count for this client's requests. Default: the provider's (2). */
+  maxRetries?: number;
+  /** ms with no data on a response stream before it fails. Default: the provider's (none). */
+  idleTimeout?: number;
+  /** Characters of one tool result kept before truncation. Default 100,000. */
+  maxToolOutput?: number;
+  /** On reaching maxSteps, make one last call with tools disabled instead of throwing. Default false. */
+  finalAnswerOnMaxSteps?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync
+  ? v.InferOutput<S>
+  : S extends { "~standard": { types?: { output: infer O } } }
+    ? O
+    : unknown;
+
+export interface Client {
+  /** Replaces the whole tool set (never merges). Throws synchronously on a bad set. */
+  setTools(tools: readonly Tool[]): void;
+  /** Appends a message to the history without calling the model. */
+  add(message: Message): void;
+  /** Sends `prompt` (or, without one, continues the history) and resolves to the final text. */
+  chat(prompt?: string, options?: CallOptions): Promise<string>;
+  /** Like chat, but the answer must be JSON matching `schema`; resolves to the validated value. */
+  ask<S extends SchemaInput | JSONSchema>(prompt: string, schema: S, options?: CallOptions): Promise<Infer<S>>;
+  /** Like chat, as an async iterable of events ending with `finish`. Breaking out aborts the run. */
+  stream(prompt?: string, options?: CallOptions): AsyncIterable<StreamEvent>;
+  /** A JSON-serializable copy of the conversation. */
+  readonly history: Message[];
+  /** The result of the last completed run (steps, usage, tool counts). */
+  readonly lastRun: RunResult | undefined;
+}
+
+const DEFAULT_MAX_TOOL_OUTPUT = 100_000;
+
+export function createClient(options: ClientOptions): Client {
+  const { provider } = options;
+  if (!provider || typeof provider.generate !== "function") throw new TypeError("createClient needs a provider");
+  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
+  let registry: Registry = createRegistry([]);
+  let lastRun: RunResult | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
+  const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
+  const config = (): LoopConfig => ({
+    provider,
+    registry,
+    system: options.systemPrompt,
+    maxSteps,
+    parallel: options.parallelTools ?? false,
+    maxParallel,
+    maxToolOutput: options.maxToolOutput ?? DEFAULT_MAX_TOOL_OUTPUT,
+    finalAnswerOnMaxSteps: options.finalAnswerOnMaxSteps ?? false,
+    logger: options.logger ?? silentLogger,
+    maxRetries: options.maxRetries,
+    idleTimeout: options.idleTimeout,
+  });
+
+  /** Runs `fn` after every earlier call on this client has settled. */
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = queue.then(fn, fn);
+    queue = p.catch(() => {});
+    return p;
+  };
+
+  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> =>
+    serial(async () => {
+      if (opts.signal?.aborted) throw abortReason(opts.signal);
+      if (prompt !== undefined) history.push({ role: "user", content: prompt });
+      const r = await runLoop(history, config(), opts);
+      lastRun = r;
+      return r;
+    });
+
+  const setTools = (tools: readonly Tool[]): void => {
+    if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
+    if (provider.supportsTools === false && tools.length > 0) throw new ToolsNotSupportedError(provider.name);
+    const next = createRegistry(tools);
+    provider.checkTools?.(next.specs);
+    registry = next;
+  };
+  if (options.tools) setTools(options.tools);
+
+  return {
+    setTools,
+    add(message) {
+      history.push(checkMessage(message, "add()"));
+    },
+    async chat(prompt, callOptions) {
+      return (await run(prompt, { signal: callOptions?.signal })).text;
+    },
+    async ask(prompt, schema, callOptions) {
+      const { json, typed } = schemaParts(schema);
+      const validate = compileValidator(json, typed);
+      const responseSchema = { name: "response", schema: json };
+      const check = async (text: string): Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }> => {
+        let parsed: unknown;
+        try {
+          parsed = parseJSONArguments(text);
+        } catch (err) {
+          return { ok: false, issues: [{ path: "/", message: `not valid JSON (${(err as Error).message})` }] };
+        }
+        return validate(parsed);
+      };
+      let r = await run(prompt, { signal: callOptions?.signal, responseSchema });
+      let c = await check(r.text);
+      if (c.ok) return c.value as never;
+      // One re-ask with the issues, then give up with what the model said.
+      const issues = c.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+      const reask =
+        `Your answer did not match the required JSON schema (${issues}). ` +
+        `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
+      r = await run(reask, { signal: callOptions?.signal, responseSchema });
+      c = await check(r.text);
+      if (c.ok) return c.value as never;
+      throw new StructuredOutputError(
+        `the answer did not match the schema after one re-ask: ${c.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        r.text,
+        c.issues,
+      );
+    },
+    stream(prompt, callOptions) {
+      return streamRun((onEvent, signal) => run(prompt, { signal, stream: true, onEvent }), callOptions?.signal);
+    },
+    get history() {
+      return structuredClone(history);
+    },
+    get lastRun() {
+      return lastRun;
+    },
+  };
+}
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+function schemaParts(schema: SchemaInput | JSONSchema): { json: JSONSchema; typed?: SchemaInput } {
+  const s = schema as { kind?: unknown; "~standard"?: unknown };
+  if (s.kind === "schema" || s["~standard"]) return { json: toJSONSchema(schema as SchemaInput), typed: schema as SchemaInput };
+  const { $schema: _drop, ...json } = schema as JSONSchema;
+  return { json };
+}
+
+/**
+ * Bridges the loop's callbacks to an async iterable. The run starts on the first next();
+ * leaving the for-await early aborts it (the history stays valid, as for any abort).
+ */
+function streamRun(
+  start: (onEvent: (e: StreamEvent) => void, signal: AbortSignal) => Promise<unknown>,
+  outer: AbortSignal | undefined,
+): AsyncIterable<StreamEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const controller = new AbortController();
+      const forward = () => controller.abort(abortReason(outer!));
+      if (outer?.aborted) forward();
+      else outer?.addEventListener("abort", forward, { once: true });
+      let buffer: StreamEvent[] = [];
+      let head = 0; // read position: shift() would make long streams quadratic
+      let wake: (() => void) | undefined;
+      let done = false;
+      let failure: { error: unknown } | undefined;
+      let started = false;
+      const poke = () => {
+        const w = wake;
+        wake = undefined;
+        w?.();
+      };
+      const begin = () => {
+        started = true;
+        start((e) => {
+          buffer.push(e);
+          poke();
+        }, controller.signal).then(
+          () => {
+            done = true;
+            poke();
+          },
+          (error) => {
+            failure = { error };
+            done = true;
+            poke();
+          },
+        ).finally(() => outer?.removeEventListener("abort", forward));
+      };
+      return {
+        async next(): Promise<IteratorResult<StreamEvent>> {
+          if (!started) begin();
+          for (;;) {
+            if (head < buffer.length) {
+              const value = buffer[head++]!;
+              if (head === buffer.length) {
+                buffer = [];
+                head = 0;
+              }
+              return { value, done: false };
+            }
+            if (failure) {
+              const { error } = failure;
+              failure = undefined;
+              throw error;
+            }
+            if (done) return { value: undefined, done: true };
+            await new Promise<void>((r) => (wake = r));
+          }
+        },
+        async return(): Promise<IteratorResult<StreamEvent>> {
+          if (started && !done) controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
+          done = true;
+          buffer = [];
+          head = 0;
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}

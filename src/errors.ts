@@ -1,0 +1,208 @@
+// Every error toolloop throws extends ToolloopError and carries a stable string `code`.
+// Branch on `code` (or `isToolloopError(err, code)`), not `instanceof`: errors can cross
+// realms (workers, iframes, duplicated bundles) where `instanceof` lies.
+
+export type ErrorCode =
+  | "failed_unmarshal_input"
+  | "tool_name_collision"
+  | "invalid_tool_name"
+  | "invalid_tool"
+  | "unsupported_schema"
+  | "tools_not_supported"
+  | "max_steps"
+  | "provider_error"
+  | "connection_error"
+  | "stream_error"
+  | "idle_timeout"
+  | "tool_timeout"
+  | "structured_output"
+  | "invalid_history"
+  | "browser_key"
+  | "runtime_not_supported"
+  | "cli_error";
+
+export class ToolloopError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+export function isToolloopError(err: unknown, code?: ErrorCode): err is ToolloopError {
+  if (typeof err !== "object" || err === null) return false;
+  const c = (err as { code?: unknown }).code;
+  return typeof c === "string" && (code === undefined ? err instanceof Error : c === code);
+}
+
+/** One validation problem: where in the input, and what is wrong. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Tool input that is not JSON or does not match the tool's schema. The loop asks the model to fix it. */
+export class FailedUnmarshalInputError extends ToolloopError {
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
+    super("failed_unmarshal_input", `failed to unmarshal input: ${message}`, options);
+    this.issues = issues;
+  }
+}
+
+export class ToolNameCollisionError extends ToolloopError {
+  readonly names: [string, string];
+  constructor(a: string, b: string) {
+    super(
+      "tool_name_collision",
+      a === b
+        ? `two tools are named "${a}"`
+        : `tool names "${a}" and "${b}" differ only in case; names are registered lower-cased`,
+    );
+    this.names = [a, b];
+  }
+}
+
+export class InvalidToolNameError extends ToolloopError {
+  readonly toolName: string;
+  constructor(name: string) {
+    super(
+      "invalid_tool_name",
+      `invalid tool name ${JSON.stringify(name)}: use 1-64 letters, digits, "_" or "-" (^[a-zA-Z0-9_-]{1,64}$)`,
+    );
+    this.toolName = name;
+  }
+}
+
+export class InvalidToolError extends ToolloopError {
+  constructor(message: string) {
+    super("invalid_tool", message);
+  }
+}
+
+/** A tool's schema uses something a provider cannot accept; `path` points at it (JSON Pointer). */
+export class UnsupportedSchemaError extends ToolloopError {
+  readonly provider: string;
+  readonly toolName: string;
+  readonly path: string;
+  constructor(provider: string, toolName: string, path: string, reason: string) {
+    super("unsupported_schema", `${provider} cannot take the schema of tool "${toolName}" at ${path || "/"}: ${reason}`);
+    this.provider = provider;
+    this.toolName = toolName;
+    this.path = path;
+  }
+}
+
+export class ToolsNotSupportedError extends ToolloopError {
+  constructor(provider: string) {
+    super("tools_not_supported", `the ${provider} provider does not support tools`);
+  }
+}
+
+export class MaxStepsError extends ToolloopError {
+  readonly steps: number;
+  constructor(steps: number) {
+    super("max_steps", `the model was still calling tools after ${steps} steps (maxSteps)`);
+    this.steps = steps;
+  }
+}
+
+/** The provider answered with an error status. Never carries the API key. */
+export class ProviderError extends ToolloopError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  /** The provider's own error type, e.g. "rate_limit_error", "invalid_request_error", "RESOURCE_EXHAUSTED". */
+  readonly type: string | undefined;
+  readonly requestId: string | undefined;
+  readonly retryable: boolean;
+  constructor(init: {
+    provider: string;
+    message: string;
+    status?: number;
+    type?: string;
+    requestId?: string;
+    retryable?: boolean;
+    cause?: unknown;
+  }) {
+    const where = init.status ? `${init.provider} ${init.status}` : init.provider;
+    super("provider_error", `${where}${init.type ? ` ${init.type}` : ""}: ${init.message}`, { cause: init.cause });
+    this.provider = init.provider;
+    this.status = init.status;
+    this.type = init.type;
+    this.requestId = init.requestId;
+    this.retryable = init.retryable ?? false;
+  }
+}
+
+/** The request never got an HTTP answer (refused, reset, DNS). */
+export class ConnectionError extends ToolloopError {
+  readonly provider: string;
+  constructor(provider: string, message: string, options?: { cause?: unknown }) {
+    super("connection_error", `${provider}: ${message}`, options);
+    this.provider = provider;
+  }
+}
+
+/** A response stream broke: cut short, malformed, or an error event in the middle. */
+export class StreamError extends ToolloopError {
+  readonly provider: string;
+  readonly requestId: string | undefined;
+  constructor(provider: string, message: string, options?: { cause?: unknown; requestId?: string }) {
+    super("stream_error", `${provider}: ${message}`, options);
+    this.provider = provider;
+    this.requestId = options?.requestId;
+  }
+}
+
+export class IdleTimeoutError extends ToolloopError {
+  readonly ms: number;
+  constructor(provider: string, ms: number) {
+    super("idle_timeout", `${provider}: no data for ${ms} ms (idleTimeout)`);
+    this.ms = ms;
+  }
+}
+
+export class ToolTimeoutError extends ToolloopError {
+  readonly ms: number;
+  constructor(tool: string, ms: number) {
+    super("tool_timeout", `tool "${tool}" timed out after ${ms} ms`);
+    this.ms = ms;
+  }
+}
+
+export class StructuredOutputError extends ToolloopError {
+  readonly text: string;
+  readonly issues: ValidationIssue[];
+  constructor(message: string, text: string, issues: ValidationIssue[] = []) {
+    super("structured_output", message);
+    this.text = text;
+    this.issues = issues;
+  }
+}
+
+export class InvalidHistoryError extends ToolloopError {
+  constructor(message: string) {
+    super("invalid_history", message);
+  }
+}
+
+/** A real API key would be sent from a browser without the caller saying so. */
+export class BrowserKeyError extends ToolloopError {
+  constructor(provider: string) {
+    super(
+      "browser_key",
+      `refusing to send a ${provider} API key from a browser: anyone who opens the page can read it. ` +
+        "Use a proxy baseURL that adds the key server-side, or pass dangerouslyAllowBrowser: true.",
+    );
+  }
+}
+
+/** The abort reason used when a signal was aborted without one (matches fetch's). */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+export function isAbortError(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { name?: unknown }).name === "AbortError";
+}

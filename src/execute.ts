@@ -1,0 +1,186 @@
+// Runs one step's tool calls and turns every outcome into a result the model can read.
+// A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
+// cancellation all become results, so the history always has an answer for every call.
+import { abortReason, isToolloopError, ToolTimeoutError } from "./errors.js";
+import type { Logger } from "./log.js";
+import type { ToolCall, ToolResult } from "./messages.js";
+import type { Registry } from "./registry.js";
+import { Semaphore } from "./semaphore.js";
+import type { Tool } from "./tool.js";
+
+export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
+
+export interface ExecutedCall extends ToolResult {
+  outcome: ToolOutcome;
+}
+
+export interface ExecuteOptions {
+  registry: Registry;
+  parallel: boolean;
+  maxParallel: number;
+  maxToolOutput: number;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Called as each call settles (in completion order). */
+  onResult?: (result: ExecutedCall) => void;
+}
+
+export const CANCELLED_OUTPUT = '{"error":"cancelled"}';
+
+/**
+ * Runs the calls and resolves with one result per call, in call order. Never rejects:
+ * if the signal aborts, calls still running or not started are answered "cancelled" and
+ * the caller decides what to do with the abort.
+ */
+export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOptions): Promise<ExecutedCall[]> {
+  if (opts.parallel && calls.length > 1) {
+    const sem = new Semaphore(opts.maxParallel);
+    return Promise.all(
+      calls.map(async (call) => {
+        let release;
+        try {
+          release = await sem.acquire(opts.signal);
+        } catch {
+          return settle(call, cancelled(call), opts);
+        }
+        try {
+          return await runOne(call, opts);
+        } finally {
+          release();
+        }
+      }),
+    );
+  }
+  const results: ExecutedCall[] = [];
+  for (const call of calls) {
+    results.push(opts.signal?.aborted ? settle(call, cancelled(call), opts) : await runOne(call, opts));
+  }
+  return results;
+}
+
+function cancelled(call: ToolCall): ExecutedCall {
+  return { callId: call.id, name: call.name, output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled" };
+}
+
+function settle(call: ToolCall, r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
+  opts.onResult?.(r);
+  return r;
+}
+
+async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall> {
+  const { logger } = opts;
+  const name = call.name.toLowerCase();
+  const tool = opts.registry.tools.get(name);
+  logger.info("tool call", { tool: name });
+  logger.debug("tool parameters", { tool: name, args: call.arguments });
+  if (!tool) {
+    const known = [...opts.registry.tools.keys()].join(", ") || "none";
+    const message = `unknown tool "${call.name}"; available tools: ${known}`;
+    logger.warn("tool error", { tool: name, error: message });
+    return settle(call, result(call, name, errorJSON(message), "unknown_tool", opts), opts);
+  }
+  const started = Date.now();
+  const outcome = await invoke(tool, call, opts.signal, logger);
+  const ms = Date.now() - started;
+  let r: ExecutedCall;
+  switch (outcome.kind) {
+    case "ok":
+      logger.info("tool result", { tool: name, ms });
+      r = result(call, name, outcome.output, "ok", opts);
+      break;
+    case "cancelled":
+      logger.info("tool cancelled", { tool: name, ms });
+      r = cancelled(call);
+      break;
+    case "thrown": {
+      const err = outcome.error;
+      if (isToolloopError(err, "failed_unmarshal_input")) {
+        // Not a failure of the tool: the model gets the issues and the schema to fix its call.
+        logger.info("tool input invalid", { tool: name, ms, error: err.message });
+        const answer = {
+          error: err.message,
+          fix: "Call the tool again with arguments that are a JSON object matching this schema.",
+          schema: tool.parameters,
+        };
+        r = result(call, name, JSON.stringify(answer), "invalid_input", opts);
+      } else if (err instanceof Error || isErrorLike(err)) {
+        const timedOut = isToolloopError(err, "tool_timeout");
+        logger.warn("tool error", { tool: name, ms, error: (err as Error).message });
+        r = result(call, name, errorJSON((err as Error).message), timedOut ? "timeout" : "error", opts);
+      } else {
+        const message = `tool handler panicked: ${describe(err)}`;
+        logger.error("tool panic", { tool: name, ms, error: message });
+        r = result(call, name, errorJSON(message), "panic", opts);
+      }
+    }
+  }
+  return settle(call, r, opts);
+}
+
+type Invocation = { kind: "ok"; output: string } | { kind: "thrown"; error: unknown } | { kind: "cancelled" };
+
+/** Calls the tool, settling early on run abort or the tool's timeout even if the handler ignores its signal. */
+function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, logger: Logger): Promise<Invocation> {
+  if (signal?.aborted) return Promise.resolve({ kind: "cancelled" });
+  const controller = new AbortController();
+  return new Promise<Invocation>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      controller.abort(abortReason(signal!));
+      finish({ kind: "cancelled" });
+    };
+    const finish = (v: Invocation) => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(v);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (tool.timeout !== undefined && tool.timeout > 0) {
+      timer = setTimeout(() => {
+        const err = new ToolTimeoutError(call.name, tool.timeout!);
+        controller.abort(err);
+        finish({ kind: "thrown", error: err });
+      }, tool.timeout);
+    }
+    let p: Promise<string>;
+    try {
+      p = tool.call(call.arguments, { signal: controller.signal, callId: call.id, logger });
+    } catch (error) {
+      // a synchronous throw from a hand-written Tool.call
+      finish({ kind: "thrown", error });
+      return;
+    }
+    Promise.resolve(p).then(
+      (output) => finish({ kind: "ok", output: typeof output === "string" ? output : String(output) }),
+      (error) => finish({ kind: "thrown", error }),
+    );
+  });
+}
+
+function result(call: ToolCall, name: string, output: string, outcome: ToolOutcome, opts: ExecuteOptions): ExecutedCall {
+  return { callId: call.id, name, output: cap(output, opts.maxToolOutput), isError: outcome !== "ok", outcome };
+}
+
+function cap(output: string, max: number): string {
+  if (output.length <= max) return output;
+  return `${output.slice(0, max)}\n[truncated: ${output.length - max} more characters]`;
+}
+
+function errorJSON(message: string): string {
+  return JSON.stringify({ error: message });
+}
+
+function isErrorLike(v: unknown): boolean {
+  return typeof v === "object" && v !== null && typeof (v as { message?: unknown }).message === "string" && "stack" in v;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "symbol" || typeof v === "function" || v === undefined || v === null) return String(v);
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}

@@ -1,0 +1,86 @@
+// The history invariant: every tool call in history has exactly one result, in the tool
+// message right after the assistant message that made it. Every provider rejects a
+// history that breaks it, so the client checks and repairs it before each request.
+import { InvalidHistoryError } from "./errors.js";
+import type { AssistantMessage, Message, ToolMessage, ToolResult } from "./messages.js";
+
+const REPAIRED_OUTPUT = '{"error":"cancelled"}';
+
+/**
+ * Repairs `history` in place: missing results become cancelled-tool errors, results
+ * for calls that do not exist are dropped, results are put in call order. Returns the
+ * number of repairs (0 when the history was already valid).
+ */
+export function healHistory(history: Message[]): number {
+  let repairs = 0;
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i]!;
+    if (m.role === "tool") {
+      // a tool message that does not follow an assistant's calls answers nothing
+      const prev = history[i - 1];
+      if (!prev || prev.role !== "assistant" || !prev.toolCalls?.length) {
+        history.splice(i--, 1);
+        repairs++;
+      }
+      continue;
+    }
+    if (m.role !== "assistant" || !m.toolCalls?.length) continue;
+    const next = history[i + 1];
+    const given = next?.role === "tool" ? next.results : [];
+    const byId = new Map<string, ToolResult>();
+    for (const r of given) if (!byId.has(r.callId)) byId.set(r.callId, r);
+    const results: ToolResult[] = m.toolCalls.map(
+      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name, output: REPAIRED_OUTPUT, isError: true },
+    );
+    const changed = results.length !== given.length || results.some((r, k) => r !== given[k]);
+    if (!changed) continue;
+    repairs++;
+    const tm: ToolMessage = { role: "tool", results };
+    if (next?.role === "tool") history[i + 1] = tm;
+    else history.splice(i + 1, 0, tm);
+  }
+  return repairs;
+}
+
+/** Checks the shape of a message handed in from outside (add(), createClient({ history })). */
+export function checkMessage(m: unknown, where: string): Message {
+  const fail = (why: string): never => {
+    throw new InvalidHistoryError(`${where}: ${why}`);
+  };
+  if (typeof m !== "object" || m === null) fail("a message must be an object");
+  const msg = m as Record<string, unknown>;
+  switch (msg.role) {
+    case "user":
+      if (typeof msg.content !== "string") fail('a user message needs a string "content"');
+      return { role: "user", content: msg.content as string };
+    case "assistant": {
+      if (typeof msg.content !== "string") fail('an assistant message needs a string "content"');
+      const out: AssistantMessage = { role: "assistant", content: msg.content as string };
+      if (msg.toolCalls !== undefined) {
+        if (!Array.isArray(msg.toolCalls)) fail('"toolCalls" must be an array');
+        out.toolCalls = (msg.toolCalls as unknown[]).map((c) => {
+          const call = c as Record<string, unknown>;
+          if (typeof call?.id !== "string" || typeof call.name !== "string" || typeof call.arguments !== "string") {
+            fail("a tool call needs string id, name and arguments");
+          }
+          return { id: call.id as string, name: call.name as string, arguments: call.arguments as string };
+        });
+      }
+      if (msg.providerData !== undefined) out.providerData = structuredClone(msg.providerData) as AssistantMessage["providerData"];
+      return out;
+    }
+    case "tool": {
+      if (!Array.isArray(msg.results)) fail('a tool message needs "results"');
+      return {
+        role: "tool",
+        results: (msg.results as unknown[]).map((r) => {
+          const res = r as Record<string, unknown>;
+          if (typeof res?.callId !== "string" || typeof res.output !== "string") fail("a tool result needs string callId and output");
+          return { callId: res.callId as string, name: String(res.name ?? ""), output: res.output as string, isError: res.isError === true };
+        }),
+      };
+    }
+    default:
+      return fail(`unknown role ${JSON.stringify(msg.role)} (expected "user", "assistant" or "tool")`);
+  }
+}

@@ -1,0 +1,311 @@
+// The one way adapters talk HTTP: fetch with bounded retries (exponential backoff with
+// jitter, Retry-After honoured), abort everywhere (including the backoff sleep), typed
+// errors that never carry the API key, and SSE decoding through eventsource-parser.
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
+
+export type { EventSourceMessage };
+
+export interface HttpSettings {
+  /** Provider name for errors. */
+  provider: string;
+  fetch: typeof fetch;
+  maxRetries: number;
+  /** ms without a byte on a stream before it fails; undefined = no limit. */
+  idleTimeout: number | undefined;
+  /** Strings scrubbed from any error text (the API key). */
+  secrets: readonly string[];
+}
+
+export interface HttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal: AbortSignal | undefined;
+}
+
+const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** POSTs JSON and resolves with the parsed JSON body. Retries the whole exchange. */
+export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ body: unknown; requestId: string | undefined }> {
+  return withRetries(http, req, async (res) => {
+    const requestId = requestIdOf(res);
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw bodyError(http, req, err, requestId);
+    }
+    try {
+      return { body: JSON.parse(text), requestId };
+    } catch {
+      throw new ProviderError({
+        provider: http.provider,
+        status: res.status,
+        type: "invalid_response",
+        message: `the response body is not JSON: ${scrub(http, text.slice(0, 200))}`,
+        requestId,
+      });
+    }
+  });
+}
+
+/**
+ * POSTs JSON and feeds each SSE event of the response to `onEvent`. Retries only until
+ * the response headers arrive; once the stream has started nothing is sent twice.
+ */
+export async function postSSE(
+  http: HttpSettings,
+  req: HttpRequest,
+  onEvent: (event: EventSourceMessage) => void,
+): Promise<{ requestId: string | undefined }> {
+  const res = await withRetries(http, req, async (r) => r);
+  const requestId = requestIdOf(res);
+  const type = res.headers.get("content-type") ?? "";
+  if (!type.includes("text/event-stream")) {
+    const text = await res.text().catch(() => "");
+    throw new ProviderError({
+      provider: http.provider,
+      status: res.status,
+      type: "invalid_response",
+      message: `expected an event stream, got ${type || "no content type"}: ${scrub(http, text.slice(0, 200))}`,
+      requestId,
+    });
+  }
+  if (!res.body) throw new StreamError(http.provider, "the response has no body", { requestId });
+  let handlerError: { error: unknown } | undefined;
+  const parser = createParser({
+    onEvent(ev) {
+      if (handlerError) return;
+      try {
+        onEvent(ev);
+      } catch (error) {
+        handlerError = { error };
+      }
+    },
+  });
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const chunk = await readWithIdleTimeout(http, reader, req.signal);
+      if (chunk.done) break;
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      if (handlerError) throw handlerError.error;
+    }
+    parser.feed(decoder.decode());
+    if (handlerError) throw handlerError.error;
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    if (req.signal?.aborted) throw abortReason(req.signal);
+    if (err instanceof ToolloopError) throw err; // already typed (adapter or idle timeout)
+    throw new StreamError(http.provider, `the stream broke: ${describe(err)}`, { cause: err, requestId });
+  }
+  return { requestId };
+}
+
+function readWithIdleTimeout(
+  http: HttpSettings,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  signal: AbortSignal | undefined,
+): Promise<ReadableStreamReadResult<Uint8Array>> {
+  const ms = http.idleTimeout;
+  if (!ms) return reader.read();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new IdleTimeoutError(http.provider, ms)), ms);
+    reader.read().then(
+      (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(signal?.aborted ? abortReason(signal) : e);
+      },
+    );
+  });
+}
+
+async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: Response) => Promise<T>): Promise<T> {
+  const body = JSON.stringify(req.body);
+  for (let attempt = 0; ; attempt++) {
+    if (req.signal?.aborted) throw abortReason(req.signal);
+    let failure: ProviderError | ConnectionError | StreamError;
+    let wait: number | undefined;
+    try {
+      const res = await http.fetch(req.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...req.headers },
+        body,
+        signal: req.signal,
+      });
+      if (res.ok) {
+        try {
+          return await onOk(res);
+        } catch (err) {
+          // A body that broke before anything was handed out may be fetched again.
+          if (err instanceof StreamError || err instanceof ConnectionError) failure = err;
+          else throw err;
+        }
+      } else {
+        failure = await errorFrom(http, res);
+        wait = retryAfter(res.headers);
+      }
+    } catch (err) {
+      if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
+      failure = new ConnectionError(http.provider, `request failed: ${scrub(http, describe(err))}`, { cause: err });
+    }
+    const retryable = failure instanceof ProviderError ? failure.retryable : true;
+    if (!retryable || attempt >= http.maxRetries || (wait !== undefined && wait > MAX_RETRY_AFTER_MS)) throw failure;
+    await sleep(wait ?? backoff(attempt), req.signal);
+  }
+}
+
+function bodyError(http: HttpSettings, req: HttpRequest, err: unknown, requestId: string | undefined): unknown {
+  if (req.signal?.aborted) return abortReason(req.signal);
+  return new StreamError(http.provider, `the response body broke: ${describe(err)}`, { cause: err, requestId });
+}
+
+/** Builds a ProviderError from an error response, reading the common body shapes. */
+async function errorFrom(http: HttpSettings, res: Response): Promise<ProviderError> {
+  const text = await res.text().catch(() => "");
+  let type: string | undefined;
+  let message: string | undefined;
+  let requestId = requestIdOf(res);
+  try {
+    let json = JSON.parse(text) as unknown;
+    if (Array.isArray(json)) json = json[0];
+    const obj = json as Record<string, unknown>;
+    const e = (obj.error ?? obj) as Record<string, unknown>;
+    // Anthropic {type:"error", error:{type,message}}, OpenAI {error:{type,code,message}}, Google {error:{status,message}}
+    type = str(e.type) ?? str(e.status) ?? str(e.code);
+    message = str(e.message);
+    requestId ??= str(obj.request_id);
+  } catch {
+    // not JSON: use the text
+  }
+  const should = res.headers.get("x-should-retry");
+  const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUS.has(res.status);
+  return new ProviderError({
+    provider: http.provider,
+    status: res.status,
+    type,
+    message: scrub(http, message ?? (text.slice(0, 300) || res.statusText || "request failed")),
+    requestId,
+    retryable,
+  });
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined;
+}
+
+function requestIdOf(res: Response): string | undefined {
+  return res.headers.get("request-id") ?? res.headers.get("x-request-id") ?? undefined;
+}
+
+/** ms from retry-after-ms or retry-after (seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfter(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const h = headers.get("retry-after");
+  if (!h) return undefined;
+  const s = Number.parseFloat(h);
+  if (Number.isFinite(s) && s >= 0) return s * 1000;
+  const date = Date.parse(h);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** 0.5 s, 1 s, 2 s ... capped at 8 s, with up to 25% jitter down so clients spread out. */
+export function backoff(attempt: number): number {
+  return Math.min(8000, 500 * 2 ** attempt) * (1 - Math.random() * 0.25);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function scrub(http: HttpSettings, text: string): string {
+  let out = text;
+  for (const s of http.secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
+  return out;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}
+
+/** True in a browser page or browser worker (not in Node, Deno, Bun or workerd). */
+export function isBrowser(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown; navigator?: { userAgent?: string } };
+  return (typeof g.window === "object" && typeof g.document === "object") || typeof g.importScripts === "function";
+}
+
+/** Options every provider factory takes. */
+export interface ProviderOptions {
+  apiKey?: string;
+  model: string;
+  /** Includes the API version, e.g. https://api.anthropic.com/v1. */
+  baseURL?: string;
+  /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
+  fetch?: typeof fetch;
+  /** Extra headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Retries on 408/409/429/5xx/529 and network errors. Default 2. */
+  maxRetries?: number;
+  /** ms without a byte on a stream before it fails. Default: no limit. */
+  idleTimeout?: number;
+  /** Allow sending a real API key from a browser to the vendor's own URL. */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+/**
+ * Resolves the HTTP settings for one request: the provider's options with the request's
+ * overrides. Refuses to send a key from a browser to the vendor's own host unless allowed.
+ */
+export function httpSettings(
+  provider: string,
+  options: ProviderOptions,
+  defaultBaseURL: string,
+  overrides: { maxRetries?: number; idleTimeout?: number },
+): HttpSettings {
+  if (options.apiKey && !options.dangerouslyAllowBrowser && isBrowser() && sameHost(options.baseURL ?? defaultBaseURL, defaultBaseURL)) {
+    throw new BrowserKeyError(provider);
+  }
+  return {
+    provider,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    maxRetries: overrides.maxRetries ?? options.maxRetries ?? 2,
+    idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
+    secrets: options.apiKey ? [options.apiKey] : [],
+  };
+}
+
+function sameHost(a: string, b: string): boolean {
+  try {
+    return new URL(a).host === new URL(b).host;
+  } catch {
+    return false;
+  }
+}
+
+/** baseURL without a trailing slash. */
+export function trimSlash(url: string): string {
+  return url.endsWith("/") ? url.slice(0, -1) : url;
+}

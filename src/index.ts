@@ -1,0 +1,42 @@
+// Public API of the core. Adapters live in their own entry points (toolloop/claude, ...).
+export { createClient, type Client, type ClientOptions, type CallOptions } from "./client.js";
+export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions } from "./tool.js";
+export { webSearch, WEB_SEARCH } from "./registry.js";
+export { cleanJSON } from "./clean-json.js";
+export { toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+export { Semaphore, type Release } from "./semaphore.js";
+export { silentLogger, type Logger } from "./log.js";
+export type { StreamEvent, RunResult } from "./loop.js";
+export type { ToolOutcome } from "./execute.js";
+export type {
+  Message,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+  ToolCall,
+  ToolResult,
+  ProviderData,
+  Usage,
+} from "./messages.js";
+export type { Provider, ModelRequest, ModelResponse, ToolSpec, FinishReason, Delta } from "./provider.js";
+export {
+  ToolloopError,
+  isToolloopError,
+  FailedUnmarshalInputError,
+  ToolNameCollisionError,
+  InvalidToolNameError,
+  InvalidToolError,
+  UnsupportedSchemaError,
+  ToolsNotSupportedError,
+  MaxStepsError,
+  ProviderError,
+  ConnectionError,
+  StreamError,
+  IdleTimeoutError,
+  ToolTimeoutError,
+  StructuredOutputError,
+  InvalidHistoryError,
+  BrowserKeyError,
+  type ErrorCode,
+  type ValidationIssue,
+} from "./errors.js";

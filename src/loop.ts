@@ -1,0 +1,141 @@
+// The ReAct loop: call the model, run the tools it asks for, feed back the results,
+// until it answers or maxSteps model calls have been made. The history it appends to
+// is valid after every return, throw and abort.
+import { abortReason, MaxStepsError } from "./errors.js";
+import { executeCalls, type ToolOutcome } from "./execute.js";
+import { healHistory } from "./history.js";
+import type { Logger } from "./log.js";
+import { addUsage, emptyUsage, type AssistantMessage, type Message, type Usage } from "./messages.js";
+import type { FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
+import type { Registry } from "./registry.js";
+import type { JSONSchema } from "./schema.js";
+import { parseJSONArguments } from "./clean-json.js";
+
+/** What client.stream() yields; the last event is always `finish`. */
+export type StreamEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "tool-call-delta"; callId: string; name: string; argsDelta: string }
+  | { type: "tool-call"; callId: string; name: string; input: unknown; arguments: string }
+  | { type: "tool-result"; callId: string; name: string; output: string; isError: boolean; outcome: ToolOutcome }
+  | { type: "step-finish"; step: number; finishReason: FinishReason; usage: Usage }
+  | { type: "finish"; text: string; steps: number; usage: Usage; toolCalls: number; toolFailures: number };
+
+export interface LoopConfig {
+  provider: Provider;
+  registry: Registry;
+  system: string | undefined;
+  maxSteps: number;
+  parallel: boolean;
+  maxParallel: number;
+  maxToolOutput: number;
+  finalAnswerOnMaxSteps: boolean;
+  logger: Logger;
+  maxRetries: number | undefined;
+  idleTimeout: number | undefined;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  responseSchema?: { name: string; schema: JSONSchema };
+  /** Stream from the provider and report deltas. */
+  stream?: boolean;
+  onEvent?: (event: StreamEvent) => void;
+}
+
+export interface RunResult {
+  text: string;
+  steps: number;
+  usage: Usage;
+  toolCalls: number;
+  /** Tool calls that ended in an error, panic, unknown tool or timeout (invalid input is not a failure). */
+  toolFailures: number;
+}
+
+const NOT_RUN_OUTPUT = '{"error":"not run: the step limit (maxSteps) was reached"}';
+
+export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOptions): Promise<RunResult> {
+  const { signal, onEvent } = opts;
+  const emit = onEvent ?? (() => {});
+  let usage = emptyUsage();
+  let toolCalls = 0;
+  let toolFailures = 0;
+  const finish = (text: string, steps: number): RunResult => {
+    const r = { text, steps, usage, toolCalls, toolFailures };
+    emit({ type: "finish", ...r });
+    return r;
+  };
+
+  for (let step = 1; ; step++) {
+    const last = step > cfg.maxSteps;
+    if (last && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
+    const response = await callModel(history, cfg, opts, last ? "none" : "auto");
+    usage = addUsage(usage, response.usage);
+    const calls = last ? [] : response.toolCalls;
+    const message: AssistantMessage = { role: "assistant", content: response.text };
+    if (calls.length) message.toolCalls = calls;
+    if (response.providerData) message.providerData = response.providerData;
+    history.push(message);
+    emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage });
+    if (calls.length === 0) return finish(response.text, step);
+
+    toolCalls += calls.length;
+    if (onEvent) {
+      for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name, input: tryParse(c.arguments), arguments: c.arguments });
+    }
+    if (step === cfg.maxSteps) {
+      // No more model calls will answer these, so they are not run; the history still gets results.
+      history.push({ role: "tool", results: calls.map((c) => ({ callId: c.id, name: c.name, output: NOT_RUN_OUTPUT, isError: true })) });
+      if (cfg.finalAnswerOnMaxSteps) continue;
+      throw new MaxStepsError(cfg.maxSteps);
+    }
+    const results = await executeCalls(calls, {
+      registry: cfg.registry,
+      parallel: cfg.parallel,
+      maxParallel: cfg.maxParallel,
+      maxToolOutput: cfg.maxToolOutput,
+      logger: cfg.logger,
+      signal,
+      onResult: onEvent
+        ? (r) => emit({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.outcome })
+        : undefined,
+    });
+    for (const r of results) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
+    history.push({ role: "tool", results: results.map(({ callId, name, output, isError }) => ({ callId, name, output, isError })) });
+    if (signal?.aborted) throw abortReason(signal);
+  }
+}
+
+async function callModel(history: Message[], cfg: LoopConfig, opts: RunOptions, toolChoice: "auto" | "none"): Promise<ModelResponse> {
+  const { signal } = opts;
+  if (signal?.aborted) throw abortReason(signal);
+  const repairs = healHistory(history);
+  if (repairs) cfg.logger.warn("history repaired", { repairs });
+  const request: ModelRequest = {
+    messages: history,
+    tools: cfg.registry.specs,
+    webSearch: cfg.registry.webSearch,
+    toolChoice,
+  };
+  if (cfg.system !== undefined) request.system = cfg.system;
+  if (opts.responseSchema) request.responseSchema = opts.responseSchema;
+  if (signal) request.signal = signal;
+  if (cfg.maxRetries !== undefined) request.maxRetries = cfg.maxRetries;
+  if (cfg.idleTimeout !== undefined) request.idleTimeout = cfg.idleTimeout;
+  const emit = opts.onEvent;
+  if (opts.stream && emit) request.onDelta = emit;
+  try {
+    return await cfg.provider.generate(request);
+  } catch (err) {
+    // Whatever the adapter threw on abort, the caller gets the signal's reason.
+    if (signal?.aborted) throw abortReason(signal);
+    throw err;
+  }
+}
+
+function tryParse(args: string): unknown {
+  try {
+    return parseJSONArguments(args);
+  } catch {
+    return args;
+  }
+}

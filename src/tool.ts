@@ -1,0 +1,138 @@
+// The tool contract. A Tool is a name, a description, a JSON Schema and a string-to-string
+// call; tool() and jsonTool() build one from a typed `run`, with `call` as the thin JSON
+// adapter: cleanJSON -> JSON.parse -> validate -> run -> string.
+import type * as v from "valibot";
+import { parseJSONArguments } from "./clean-json.js";
+import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
+import type { Logger } from "./log.js";
+import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+
+export interface ToolContext {
+  /** Aborted when the run is aborted (or the tool's timeout passes). */
+  signal: AbortSignal;
+  /** The provider's id for this call. */
+  callId: string;
+  logger: Logger;
+}
+
+export interface Tool {
+  name: string;
+  description: string;
+  parameters: JSONSchema;
+  call(input: string, ctx: ToolContext): Promise<string>;
+  /** ms before the call is abandoned and answered with a timeout error. Default: none. */
+  timeout?: number;
+}
+
+type InferInput<S> = S extends v.GenericSchema | v.GenericSchemaAsync
+  ? v.InferOutput<S>
+  : S extends { "~standard": { types?: { output: infer O } } }
+    ? O
+    : unknown;
+
+export interface ToolOptions<S extends SchemaInput> {
+  name: string;
+  description: string;
+  input: S;
+  run: (input: InferInput<S>, ctx: ToolContext) => unknown;
+  timeout?: number;
+}
+
+/** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
+export function tool<S extends SchemaInput>(options: ToolOptions<S>): Tool {
+  const parameters = toJSONSchema(options.input);
+  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout);
+}
+
+export interface JsonToolOptions {
+  name: string;
+  description: string;
+  parameters: JSONSchema;
+  run: (input: any, ctx: ToolContext) => unknown;
+  timeout?: number;
+}
+
+/** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
+export function jsonTool(options: JsonToolOptions): Tool {
+  const { $schema: _drop, ...parameters } = options.parameters;
+  return build(options.name, options.description, parameters, undefined, options.run, options.timeout);
+}
+
+type Run = (input: unknown, ctx: ToolContext) => unknown;
+
+function build(
+  name: string,
+  description: string,
+  parameters: JSONSchema,
+  typed: SchemaInput | undefined,
+  run: Run,
+  timeout: number | undefined,
+): Tool {
+  if (typeof name !== "string" || name === "") throw new InvalidToolError("a tool needs a name");
+  if (typeof run !== "function") throw new InvalidToolError(`tool "${name}" needs a run function`);
+  if (parameters.type !== "object") {
+    throw new InvalidToolError(`tool "${name}": the input schema must describe an object (got type ${JSON.stringify(parameters.type)})`);
+  }
+  const validate = compileValidator(parameters, typed);
+  const t: Tool = {
+    name,
+    description,
+    parameters,
+    async call(input, ctx) {
+      const value = await parseAndValidate(input, validate);
+      return toOutput(await run(value, ctx));
+    },
+  };
+  if (timeout !== undefined) t.timeout = timeout;
+  return t;
+}
+
+/** Parses raw model arguments and validates them; FailedUnmarshalInputError on any problem. */
+export async function parseAndValidate(input: string, validate: ReturnType<typeof compileValidator>): Promise<unknown> {
+  let parsed: unknown;
+  try {
+    parsed = parseJSONArguments(input);
+  } catch (err) {
+    throw new FailedUnmarshalInputError(`not valid JSON (${(err as Error).message})`, [], { cause: err });
+  }
+  const r = await validate(parsed);
+  if (!r.ok) {
+    const list = r.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+    throw new FailedUnmarshalInputError(`does not match the schema (${list})`, r.issues);
+  }
+  return r.value;
+}
+
+/** A string result goes to the model verbatim; anything else as JSON that cannot throw. */
+export function toOutput(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined) return "null";
+  try {
+    return JSON.stringify(value, bigintReplacer) ?? "null";
+  } catch {
+    return safeStringify(value);
+  }
+}
+
+function bigintReplacer(_key: string, v: unknown): unknown {
+  return typeof v === "bigint" ? v.toString() : v;
+}
+
+/** JSON.stringify that marks cycles instead of throwing (only reached when the fast path threw). */
+function safeStringify(value: unknown): string {
+  const stack: unknown[] = [];
+  const replacer = function (this: unknown, _key: string, v: unknown): unknown {
+    if (typeof v === "bigint") return v.toString();
+    if (typeof v !== "object" || v === null) return v;
+    // `this` is the holder; trim the stack back to it to track the current path only.
+    while (stack.length > 0 && stack[stack.length - 1] !== this) stack.pop();
+    if (stack.includes(v)) return "[Circular]";
+    stack.push(v);
+    return v;
+  };
+  try {
+    return JSON.stringify(value, replacer) ?? "null";
+  } catch (err) {
+    return JSON.stringify({ error: `tool result could not be serialised: ${(err as Error).message}` });
+  }
+}
