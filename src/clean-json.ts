@@ -7,40 +7,57 @@ const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
 
 /**
  * Returns the JSON text inside `raw`: the whole string when it already parses, else the
- * contents of the first code fence, else the first complete {...} object. An empty
- * string means "no arguments", i.e. "{}".
+ * contents of the first code fence (when it opens before the first "{"), else the first
+ * complete {...} object, else a later fence. An empty string means "no arguments", i.e. "{}".
  */
 export function cleanJSON(raw: string): string {
   return clean(raw).text;
 }
 
-/** cleanJSON + JSON.parse in one pass (the fast path parses once). Throws SyntaxError. */
+/** cleanJSON + JSON.parse in one pass (what clean() parsed is reused). Throws SyntaxError. */
 export function parseJSONArguments(raw: string): unknown {
   const c = clean(raw);
   return c.parsed !== undefined ? c.parsed.value : JSON.parse(c.text);
 }
 
-function clean(raw: string): { text: string; parsed?: { value: unknown } } {
+type Cleaned = { text: string; parsed?: { value: unknown } };
+
+function clean(raw: string): Cleaned {
   let s = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   s = s.trim();
   if (s === "") return { text: "{}", parsed: { value: {} } };
   // Fast path: the model sent plain JSON, as it nearly always does.
   const first = s.charCodeAt(0);
   if (first === 0x7b /* { */ || first === 0x5b /* [ */ || first === 0x22 /* " */) {
-    try {
-      return { text: s, parsed: { value: JSON.parse(s) } };
-    } catch {
-      // fall through to the slower searches
-    }
+    const parsed = tryParse(s);
+    if (parsed) return { text: s, parsed };
   }
   const fence = FENCE.exec(s);
-  if (fence) {
-    const inner = fence[1]!.trim();
-    if (inner === "") return { text: "{}", parsed: { value: {} } };
-    return clean(inner);
-  }
+  const fenced = fence ? fromFence(fence[1]!) : undefined;
+  // A fence that opens before the first "{" wraps the JSON. One that opens later may sit
+  // inside a JSON string ({"code":"```x```"}), so the object is tried before it.
+  const brace = s.indexOf("{");
+  if (fenced?.parsed && (brace < 0 || fence!.index < brace)) return fenced;
   const obj = firstObject(s);
-  return { text: obj ?? s };
+  if (obj !== undefined) {
+    const parsed = tryParse(obj);
+    if (parsed) return { text: obj, parsed };
+  }
+  if (fenced?.parsed) return fenced;
+  return { text: fenced?.text ?? obj ?? s };
+}
+
+function fromFence(body: string): Cleaned {
+  const inner = body.trim();
+  return inner === "" ? { text: "{}", parsed: { value: {} } } : clean(inner);
+}
+
+function tryParse(s: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(s) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The first balanced {...} in s, skipping braces inside strings; the rest from "{" if unbalanced. */

@@ -97,14 +97,15 @@ export function createClient(options: ClientOptions): Client {
     return p;
   };
 
-  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> =>
-    serial(async () => {
-      if (opts.signal?.aborted) throw abortReason(opts.signal);
-      if (prompt !== undefined) history.push({ role: "user", content: prompt });
-      const r = await runLoop(history, config(), opts);
-      lastRun = r;
-      return r;
-    });
+  /** One run of the loop; the caller holds the client (see serial). */
+  const runNow = async (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => {
+    if (opts.signal?.aborted) throw abortReason(opts.signal);
+    if (prompt !== undefined) history.push({ role: "user", content: prompt });
+    const r = await runLoop(history, config(), opts);
+    lastRun = r;
+    return r;
+  };
+  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => serial(() => runNow(prompt, opts));
 
   const setTools = (tools: readonly Tool[]): void => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
@@ -136,22 +137,25 @@ export function createClient(options: ClientOptions): Client {
         }
         return validate(parsed);
       };
-      let r = await run(prompt, { signal: callOptions?.signal, responseSchema });
-      let c = await check(r.text);
-      if (c.ok) return c.value as never;
-      // One re-ask with the issues, then give up with what the model said.
-      const issues = c.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-      const reask =
-        `Your answer did not match the required JSON schema (${issues}). ` +
-        `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
-      r = await run(reask, { signal: callOptions?.signal, responseSchema });
-      c = await check(r.text);
-      if (c.ok) return c.value as never;
-      throw new StructuredOutputError(
-        `the answer did not match the schema after one re-ask: ${c.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-        r.text,
-        c.issues,
-      );
+      // The question and its re-ask hold the client together, so no other call slips in between.
+      return serial(async () => {
+        let r = await runNow(prompt, { signal: callOptions?.signal, responseSchema });
+        let c = await check(r.text);
+        if (c.ok) return c.value as never;
+        // One re-ask with the issues, then give up with what the model said.
+        const issues = c.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+        const reask =
+          `Your answer did not match the required JSON schema (${issues}). ` +
+          `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
+        r = await runNow(reask, { signal: callOptions?.signal, responseSchema });
+        c = await check(r.text);
+        if (c.ok) return c.value as never;
+        throw new StructuredOutputError(
+          `the answer did not match the schema after one re-ask: ${c.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          r.text,
+          c.issues,
+        );
+      });
     },
     stream(prompt, callOptions) {
       return streamRun((onEvent, signal) => run(prompt, { signal, stream: true, onEvent }), callOptions?.signal);
@@ -198,6 +202,7 @@ function streamRun(
       let done = false;
       let failure: { error: unknown } | undefined;
       let started = false;
+      let settled: Promise<void> | undefined;
       const poke = () => {
         const w = wake;
         wake = undefined;
@@ -205,7 +210,7 @@ function streamRun(
       };
       const begin = () => {
         started = true;
-        start((e) => {
+        settled = start((e) => {
           buffer.push(e);
           poke();
         }, controller.signal).then(
@@ -242,7 +247,12 @@ function streamRun(
           }
         },
         async return(): Promise<IteratorResult<StreamEvent>> {
-          if (started && !done) controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
+          if (started && !done) {
+            controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
+            // Wait for the run to wind down, so the history is valid once the for-await is left.
+            await settled;
+          }
+          failure = undefined;
           done = true;
           buffer = [];
           head = 0;

@@ -30,10 +30,33 @@ export class ToolloopError extends Error {
   }
 }
 
+// Every code, so the check below needs no instanceof (false across realms) and does not
+// take other libraries' coded errors (Node's "ECONNREFUSED") for ours.
+const CODES: Record<ErrorCode, true> = {
+  failed_unmarshal_input: true,
+  tool_name_collision: true,
+  invalid_tool_name: true,
+  invalid_tool: true,
+  unsupported_schema: true,
+  tools_not_supported: true,
+  max_steps: true,
+  provider_error: true,
+  connection_error: true,
+  stream_error: true,
+  idle_timeout: true,
+  tool_timeout: true,
+  structured_output: true,
+  invalid_history: true,
+  browser_key: true,
+  runtime_not_supported: true,
+  cli_error: true,
+};
+
 export function isToolloopError(err: unknown, code?: ErrorCode): err is ToolloopError {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
-  return typeof c === "string" && (code === undefined ? err instanceof Error : c === code);
+  if (typeof c !== "string") return false;
+  return code === undefined ? Object.prototype.hasOwnProperty.call(CODES, c) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */

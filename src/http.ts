@@ -149,8 +149,9 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
           else throw err;
         }
       } else {
-        failure = await errorFrom(http, res);
-        wait = retryAfter(res.headers);
+        const answer = await errorFrom(http, res);
+        failure = answer.error;
+        wait = retryAfter(res.headers) ?? answer.retryDelay;
       }
     } catch (err) {
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
@@ -168,8 +169,9 @@ function bodyError(http: HttpSettings, req: HttpRequest, err: unknown, requestId
 }
 
 /** Builds a ProviderError from an error response, reading the common body shapes. */
-async function errorFrom(http: HttpSettings, res: Response): Promise<ProviderError> {
+async function errorFrom(http: HttpSettings, res: Response): Promise<{ error: ProviderError; retryDelay: number | undefined }> {
   const text = await res.text().catch(() => "");
+  let retryDelay: number | undefined;
   let type: string | undefined;
   let message: string | undefined;
   let requestId = requestIdOf(res);
@@ -180,14 +182,17 @@ async function errorFrom(http: HttpSettings, res: Response): Promise<ProviderErr
     const e = (obj.error ?? obj) as Record<string, unknown>;
     // Anthropic {type:"error", error:{type,message}}, OpenAI {error:{type,code,message}}, Google {error:{status,message}}
     type = str(e.type) ?? str(e.status) ?? str(e.code);
-    message = str(e.message);
+    // ... and FastAPI-style {detail: "..."} / {detail: {error: "..."}} (Tavily and many proxies)
+    const detail = obj.detail as unknown;
+    message = str(e.message) ?? str(detail) ?? str((detail as Record<string, unknown> | undefined)?.error);
     requestId ??= str(obj.request_id);
+    retryDelay = retryInfoDelay(e.details);
   } catch {
     // not JSON: use the text
   }
   const should = res.headers.get("x-should-retry");
   const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUS.has(res.status);
-  return new ProviderError({
+  const error = new ProviderError({
     provider: http.provider,
     status: res.status,
     type,
@@ -195,6 +200,28 @@ async function errorFrom(http: HttpSettings, res: Response): Promise<ProviderErr
     requestId,
     retryable,
   });
+  return { error, retryDelay };
+}
+
+/**
+ * Google says when to retry in the body, not a header: error.details holds a
+ * google.rpc.RetryInfo whose retryDelay is a Duration ("34.4s" or {seconds, nanos}). In ms.
+ */
+export function retryInfoDelay(details: unknown): number | undefined {
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details as Record<string, unknown>[]) {
+    if (typeof d?.["@type"] !== "string" || !d["@type"].endsWith("google.rpc.RetryInfo")) continue;
+    const v = d.retryDelay as unknown;
+    if (typeof v === "string") {
+      const m = /^(\d+(?:\.\d+)?)s$/.exec(v.trim());
+      if (m) return Math.round(Number(m[1]) * 1000);
+    } else if (typeof v === "object" && v !== null) {
+      const { seconds = 0, nanos = 0 } = v as { seconds?: unknown; nanos?: unknown };
+      const ms = Number(seconds) * 1000 + Number(nanos) / 1e6;
+      if (Number.isFinite(ms)) return Math.round(ms);
+    }
+  }
+  return undefined;
 }
 
 function str(v: unknown): string | undefined {

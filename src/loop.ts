@@ -5,7 +5,7 @@ import { abortReason, MaxStepsError } from "./errors.js";
 import { executeCalls, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
-import { addUsage, emptyUsage, type AssistantMessage, type Message, type Usage } from "./messages.js";
+import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolResult, type Usage } from "./messages.js";
 import type { FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
 import type { Registry } from "./registry.js";
 import type { JSONSchema } from "./schema.js";
@@ -75,8 +75,12 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (calls.length) message.toolCalls = calls;
     if (response.providerData) message.providerData = response.providerData;
     history.push(message);
-    emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage });
-    if (calls.length === 0) return finish(response.text, step);
+    // A step ends after its tool results: step-finish follows the step's tool-result events.
+    const stepFinished = () => emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage });
+    if (calls.length === 0) {
+      stepFinished();
+      return finish(response.text, step);
+    }
 
     toolCalls += calls.length;
     if (onEvent) {
@@ -84,7 +88,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     }
     if (step === cfg.maxSteps) {
       // No more model calls will answer these, so they are not run; the history still gets results.
-      history.push({ role: "tool", results: calls.map((c) => ({ callId: c.id, name: c.name, output: NOT_RUN_OUTPUT, isError: true })) });
+      answer(history, message, calls.map((c) => ({ callId: c.id, name: c.name, output: NOT_RUN_OUTPUT, isError: true })));
+      stepFinished();
       if (cfg.finalAnswerOnMaxSteps) continue;
       throw new MaxStepsError(cfg.maxSteps);
     }
@@ -100,9 +105,19 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
         : undefined,
     });
     for (const r of results) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
-    history.push({ role: "tool", results: results.map(({ callId, name, output, isError }) => ({ callId, name, output, isError })) });
+    answer(history, message, results.map(({ callId, name, output, isError }) => ({ callId, name, output, isError })));
+    stepFinished();
     if (signal?.aborted) throw abortReason(signal);
   }
+}
+
+/**
+ * Puts the results right after the assistant message that made the calls: a message
+ * add()ed while the tools ran must come after them, or the pair would be split.
+ */
+function answer(history: Message[], calls: AssistantMessage, results: ToolResult[]): void {
+  const at = history.lastIndexOf(calls);
+  history.splice(at < 0 ? history.length : at + 1, 0, { role: "tool", results });
 }
 
 async function callModel(history: Message[], cfg: LoopConfig, opts: RunOptions, toolChoice: "auto" | "none"): Promise<ModelResponse> {

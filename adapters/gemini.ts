@@ -1,0 +1,141 @@
+// toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
+// POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
+// the caller streams. The key travels in the x-goog-api-key header, never in the URL.
+import { StreamError, ProviderError } from "../src/errors.js";
+import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { addUsage, emptyUsage } from "../src/messages.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
+import { createDecoder, type Decoded } from "./gemini/decode.js";
+import { appendContent, encodeRequest } from "./gemini/encode.js";
+import { checkToolSchemas } from "./gemini/schema-check.js";
+import { isRecord, type GenerateContentRequest, type GenerationConfig, type Part } from "./gemini/wire.js";
+
+const NAME = "gemini";
+const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
+/** Re-asks after a MALFORMED_FUNCTION_CALL before giving up with finishReason "other". */
+const MALFORMED_REASKS = 2;
+
+export interface GeminiThinking {
+  /** thinkingConfig.thinkingBudget: thought tokens (Gemini 2.5; 0 turns thinking off where allowed, -1 = dynamic). */
+  budget?: number;
+  /** thinkingConfig.includeThoughts: return thought summaries (kept in providerData, not in the text). */
+  includeThoughts?: boolean;
+  /** thinkingConfig.thinkingLevel (Gemini 3). */
+  level?: "minimal" | "low" | "medium" | "high";
+}
+
+export interface GeminiOptions extends ProviderOptions {
+  /** e.g. "gemini-2.5-flash", "gemini-3-pro-preview" (a "models/" prefix is accepted). */
+  model: string;
+  /** Default https://generativelanguage.googleapis.com/v1beta. */
+  baseURL?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stopSequences?: string[];
+  thinking?: GeminiThinking;
+}
+
+export function gemini(options: GeminiOptions): Provider {
+  if (!options || typeof options.model !== "string" || options.model === "") {
+    throw new TypeError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
+  }
+  const { apiKey, model } = options;
+  const base = trimSlash(options.baseURL ?? DEFAULT_BASE_URL);
+  const path = /^(models|tunedModels)\//.test(model) ? model : `models/${model}`;
+  const generationConfig = generationConfigOf(options);
+
+  const generate = async (request: ModelRequest): Promise<ModelResponse> => {
+    const http = httpSettings(NAME, options, DEFAULT_BASE_URL, {
+      maxRetries: request.maxRetries,
+      idleTimeout: request.idleTimeout,
+    });
+    const headers: Record<string, string> = { ...options.headers };
+    if (apiKey) headers["x-goog-api-key"] = apiKey;
+    const body = encodeRequest(request, { model, generationConfig });
+    const { onDelta, signal } = request;
+
+    const once = async (): Promise<Decoded> => {
+      if (onDelta) {
+        const decoder = createDecoder("stream", NAME);
+        const url = `${base}/${path}:streamGenerateContent?alt=sse`;
+        const { requestId } = await postSSE(http, { url, headers, body, signal }, (event) => {
+          let chunk: unknown;
+          try {
+            chunk = JSON.parse(event.data);
+          } catch {
+            throw new StreamError(NAME, `an event is not JSON: ${event.data.slice(0, 200)}`);
+          }
+          for (const delta of decoder.push(chunk)) onDelta(delta);
+        });
+        return decoder.finish({ requestId });
+      }
+      const url = `${base}/${path}:generateContent`;
+      const { body: json, requestId } = await postJSON(http, { url, headers, body, signal });
+      if (!isRecord(json)) {
+        throw new ProviderError({ provider: NAME, type: "invalid_response", message: "the response body is not a JSON object", requestId });
+      }
+      const decoder = createDecoder("json", NAME);
+      decoder.push(json);
+      return decoder.finish({ requestId });
+    };
+
+    let usage = emptyUsage();
+    for (let attempt = 0; ; attempt++) {
+      const decoded = await once();
+      usage = addUsage(usage, decoded.response.usage);
+      if (decoded.finishReason !== "MALFORMED_FUNCTION_CALL") return { ...decoded.response, usage };
+      if (attempt >= MALFORMED_REASKS) return { ...decoded.response, toolCalls: [], finishReason: "other", usage };
+      reaskAfterMalformedCall(body, decoded);
+    }
+  };
+
+  const provider: Provider & { toJSON(): { name: string; model: string } } = {
+    name: NAME,
+    model,
+    checkTools(tools: readonly ToolSpec[]) {
+      checkToolSchemas(NAME, tools);
+    },
+    generate,
+    toJSON: () => ({ name: NAME, model }),
+  };
+  return provider;
+}
+
+/**
+ * The model produced a function call the API could not parse (finishReason
+ * MALFORMED_FUNCTION_CALL, usually with no content). Ask again in the same request
+ * history rather than failing the run: what the model did say, then a user turn naming
+ * the problem.
+ */
+function reaskAfterMalformedCall(body: GenerateContentRequest, decoded: Decoded): void {
+  const value = decoded.response.providerData?.value;
+  const said = isRecord(value) && Array.isArray(value.parts) ? (value.parts as Part[]).filter((p) => !isRecord(p.functionCall)) : [];
+  appendContent(body.contents, "model", said);
+  const detail = decoded.finishMessage ? ` (${decoded.finishMessage})` : "";
+  appendContent(body.contents, "user", [
+    {
+      text:
+        `Your last function call was malformed${detail}. Call the function again, ` +
+        "with arguments that are valid JSON matching the function's declared parameters.",
+    },
+  ]);
+}
+
+function generationConfigOf(o: GeminiOptions): GenerationConfig {
+  const g: GenerationConfig = {};
+  if (o.maxOutputTokens !== undefined) g.maxOutputTokens = o.maxOutputTokens;
+  if (o.temperature !== undefined) g.temperature = o.temperature;
+  if (o.topP !== undefined) g.topP = o.topP;
+  if (o.topK !== undefined) g.topK = o.topK;
+  if (o.stopSequences !== undefined) g.stopSequences = [...o.stopSequences];
+  if (o.thinking) {
+    const t: NonNullable<GenerationConfig["thinkingConfig"]> = {};
+    if (o.thinking.budget !== undefined) t.thinkingBudget = o.thinking.budget;
+    if (o.thinking.includeThoughts !== undefined) t.includeThoughts = o.thinking.includeThoughts;
+    if (o.thinking.level !== undefined) t.thinkingLevel = o.thinking.level.toUpperCase() as NonNullable<typeof t.thinkingLevel>;
+    g.thinkingConfig = t;
+  }
+  return g;
+}

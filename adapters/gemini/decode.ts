@@ -1,0 +1,233 @@
+// GenerateContentResponse → neutral ModelResponse, as a small pure state machine: push()
+// each response chunk (one SSE event of streamGenerateContent?alt=sse, or the whole
+// generateContent body) and get the deltas it produced; finish() returns the complete
+// response. No I/O, so it can be fed a recorded stream split anywhere.
+//
+// What is kept for the next request (providerData.value.parts):
+// - JSON mode: the candidate's parts exactly as received.
+// - Stream mode: the chunks' parts joined. Text chunks of the same kind (thought or not)
+//   are concatenated while neither carries a thoughtSignature; a part that carries one is
+//   kept as it came (Gemini 3 wants a signature back on the exact part it arrived on, and
+//   in a stream it often arrives on an empty-text part or a part of its own). Empty text
+//   parts without a signature carry nothing and are dropped. Complete functionCall parts
+//   are kept verbatim; Vertex `partialArgs` calls are assembled into one
+//   `{functionCall: {name, args}}` part (see partial-args.ts).
+import { ProviderError, StreamError } from "../../src/errors.js";
+import type { ToolCall, Usage } from "../../src/messages.js";
+import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
+import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
+import { isRecord, type GeminiProviderValue, type Part, type UsageMetadata } from "./wire.js";
+
+export type DecodeMode = "stream" | "json";
+
+export interface Decoded {
+  response: ModelResponse;
+  /** The raw finishReason ("STOP", "MALFORMED_FUNCTION_CALL", ...); undefined if none came. */
+  finishReason: string | undefined;
+  finishMessage: string | undefined;
+}
+
+export interface Decoder {
+  /** Feeds one GenerateContentResponse; returns the deltas it produced. Throws ProviderError on an error object. */
+  push(chunk: unknown): Delta[];
+  /** The complete response. In stream mode, throws StreamError if no finishReason (or blockReason) came. */
+  finish(context?: { requestId?: string }): Decoded;
+}
+
+const FILTERED = new Set([
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+  "IMAGE_PROHIBITED_CONTENT",
+  "IMAGE_RECITATION",
+]);
+
+interface OpenCall {
+  name: string;
+  id: string | undefined;
+  thoughtSignature: string | undefined;
+  args: ArgsAssembler;
+}
+
+export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
+  const parts: Part[] = [];
+  const calls: ToolCall[] = [];
+  let text = "";
+  let usage: UsageMetadata | undefined;
+  let responseId: string | undefined;
+  let finishReason: string | undefined;
+  let finishMessage: string | undefined;
+  let blockReason: string | undefined;
+  let grounding: Record<string, unknown> | undefined;
+  let citation: unknown;
+  let open: OpenCall | undefined;
+
+  const addCall = (part: Part, deltas: Delta[]) => {
+    const fc = part.functionCall!;
+    const name = typeof fc.name === "string" ? fc.name : "";
+    const args = isRecord(fc.args) ? fc.args : {};
+    const argsJSON = JSON.stringify(args);
+    const id = typeof fc.id === "string" && fc.id ? fc.id : callId(responseId, calls.length, name, argsJSON);
+    calls.push({ id, name, arguments: argsJSON });
+    parts.push(part);
+    deltas.push({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
+  };
+
+  const closeOpen = (deltas: Delta[]) => {
+    if (!open) return;
+    const fc: Record<string, unknown> = { name: open.name, args: open.args.value() };
+    if (open.id) fc.id = open.id;
+    const part: Part = { functionCall: fc };
+    if (open.thoughtSignature) part.thoughtSignature = open.thoughtSignature;
+    open = undefined;
+    addCall(part, deltas);
+  };
+
+  const onFunctionCall = (part: Part, deltas: Delta[]) => {
+    const fc = part.functionCall as Record<string, unknown>;
+    const fragments = Array.isArray(fc.partialArgs) ? fc.partialArgs : undefined;
+    const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
+    if (!empty && fragments === undefined && fc.willContinue !== true) {
+      closeOpen(deltas);
+      addCall(structuredClone(part), deltas);
+      return;
+    }
+    if (typeof fc.name === "string") {
+      closeOpen(deltas);
+      open = {
+        name: fc.name,
+        id: typeof fc.id === "string" && fc.id ? fc.id : undefined,
+        thoughtSignature: typeof part.thoughtSignature === "string" ? part.thoughtSignature : undefined,
+        args: createArgsAssembler(),
+      };
+    }
+    if (!open) return; // fragments for a call we never saw open: nothing to attach them to
+    if (!open.thoughtSignature && typeof part.thoughtSignature === "string") open.thoughtSignature = part.thoughtSignature;
+    if (fragments) open.args.add(fragments);
+    if (fc.willContinue !== true) closeOpen(deltas); // the empty `{}` (or a last fragment) ends the call
+  };
+
+  const onText = (part: Part, deltas: Delta[]) => {
+    const t = part.text as string;
+    const thought = part.thought === true;
+    if (!thought && t) {
+      text += t;
+      deltas.push({ type: "text-delta", text: t });
+    }
+    if (mode === "json") {
+      parts.push(structuredClone(part));
+      return;
+    }
+    const plain = Object.keys(part).every((k) => k === "text" || k === "thought");
+    if (plain && t === "") return;
+    const last = parts[parts.length - 1];
+    const lastPlain = last !== undefined && typeof last.text === "string" && Object.keys(last).every((k) => k === "text" || k === "thought");
+    if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
+    else parts.push(structuredClone(part));
+  };
+
+  return {
+    push(chunk) {
+      if (!isRecord(chunk)) throw new StreamError(provider, `unexpected response chunk: ${JSON.stringify(chunk)?.slice(0, 200)}`);
+      if (chunk.error !== undefined) throw errorFromChunk(provider, chunk.error);
+      const deltas: Delta[] = [];
+      if (typeof chunk.responseId === "string") responseId ??= chunk.responseId;
+      if (isRecord(chunk.usageMetadata)) usage = chunk.usageMetadata as UsageMetadata;
+      const feedback = chunk.promptFeedback;
+      if (isRecord(feedback) && typeof feedback.blockReason === "string") blockReason = feedback.blockReason;
+      const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+      const candidate = candidates.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
+      if (!isRecord(candidate)) return deltas;
+      const content = candidate.content;
+      const list = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+      for (const p of list) {
+        if (!isRecord(p)) continue;
+        const part = p as Part;
+        if (isRecord(part.functionCall)) onFunctionCall(part, deltas);
+        else {
+          if (mode === "stream") closeOpen(deltas);
+          if (typeof part.text === "string") onText(part, deltas);
+          else parts.push(structuredClone(part)); // a lone thoughtSignature, code execution, media: kept as is
+        }
+      }
+      if (typeof candidate.finishReason === "string") finishReason = candidate.finishReason;
+      if (typeof candidate.finishMessage === "string") finishMessage = candidate.finishMessage;
+      if (isRecord(candidate.groundingMetadata) && Object.keys(candidate.groundingMetadata).length > 0) {
+        grounding = candidate.groundingMetadata;
+      }
+      if (candidate.citationMetadata !== undefined) citation = candidate.citationMetadata;
+      return deltas;
+    },
+    finish(context) {
+      if (mode === "stream" && finishReason === undefined && blockReason === undefined) {
+        throw new StreamError(provider, "the stream ended before a finishReason arrived", { requestId: context?.requestId });
+      }
+      closeOpen([]);
+      const response: ModelResponse = {
+        text,
+        toolCalls: calls,
+        finishReason: mapFinishReason(finishReason, blockReason, calls.length > 0),
+        usage: usageFrom(usage, grounding),
+      };
+      if (parts.length || grounding || citation !== undefined) {
+        const value: GeminiProviderValue = { parts, callIds: calls.map((c) => c.id) };
+        if (grounding) value.groundingMetadata = grounding;
+        if (citation !== undefined) value.citationMetadata = citation;
+        response.providerData = { provider: "gemini", value };
+      }
+      return { response, finishReason, finishMessage };
+    },
+  };
+}
+
+export function mapFinishReason(raw: string | undefined, blockReason: string | undefined, hasCalls: boolean): FinishReason {
+  if (blockReason !== undefined) return "content-filter";
+  if (raw === "STOP" || raw === undefined) return hasCalls ? "tool-calls" : raw === "STOP" ? "stop" : "other";
+  if (raw === "MAX_TOKENS") return "length";
+  if (FILTERED.has(raw)) return "content-filter";
+  return "other";
+}
+
+/** Thoughts are billed as output; tool-use prompt tokens (grounding) as input. */
+export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const usage: Usage = {
+    inputTokens: n(u?.promptTokenCount) + n(u?.toolUsePromptTokenCount),
+    outputTokens: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount),
+  };
+  if (typeof u?.cachedContentTokenCount === "number") usage.cachedInputTokens = u.cachedContentTokenCount;
+  const queries = grounding?.webSearchQueries;
+  if (Array.isArray(queries) && queries.length > 0) usage.webSearches = queries.length;
+  return usage;
+}
+
+/** `{error: {code, message, status}}` inside a stream (or a 200 body). */
+export function errorFromChunk(provider: string, error: unknown): ProviderError {
+  const e = isRecord(error) ? error : {};
+  const status = typeof e.code === "number" ? e.code : undefined;
+  return new ProviderError({
+    provider,
+    status,
+    type: typeof e.status === "string" ? e.status : undefined,
+    message: typeof e.message === "string" ? e.message : JSON.stringify(error)?.slice(0, 300) ?? "error",
+  });
+}
+
+/**
+ * An id for a call that came without one (the Gemini API rarely sends ids): derived from
+ * the response id, the call's position and its content, so the same response always gets
+ * the same ids (deltas, toolCalls and the replayed history agree) and calls of different
+ * responses do not collide.
+ */
+function callId(responseId: string | undefined, index: number, name: string, args: string): string {
+  let h = 0x811c9dc5;
+  const s = `${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}`;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `call_${index}_${h.toString(36).padStart(7, "0")}`;
+}

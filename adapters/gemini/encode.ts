@@ -1,0 +1,187 @@
+// Neutral ModelRequest → GenerateContentRequest. Pure: no I/O, no clock, no randomness.
+//
+// History mapping:
+// - user → a "user" content with one text part.
+// - assistant → a "model" content. With this adapter's own providerData the parts the
+//   model sent are replayed verbatim (thoughtSignature, thought summaries, everything),
+//   minus functionCall parts whose call the loop dropped. Otherwise the parts are built
+//   from the neutral text and toolCalls.
+// - tool → a "user" content of functionResponse parts, in the order of the calls.
+// Consecutive contents of one role are merged into one (a prompt right after tool
+// results, a user message after a failed request), which the API requires.
+import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
+import type { ModelRequest } from "../../src/provider.js";
+import {
+  isRecord,
+  type Content,
+  type GenerateContentRequest,
+  type GenerationConfig,
+  type GeminiProviderValue,
+  type Part,
+  type Tool,
+} from "./wire.js";
+
+/**
+ * The documented placeholder for a function call the model did not sign (history from
+ * another provider, or a signed call the loop dropped): Gemini 3 accepts it in place of a
+ * real thoughtSignature instead of rejecting the request.
+ */
+export const SKIP_SIGNATURE = "skip_thought_signature_validator";
+
+export interface EncodeOptions {
+  model: string;
+  /** The factory's generation settings (maxOutputTokens, temperature, thinking, ...). */
+  generationConfig: GenerationConfig;
+}
+
+export function encodeRequest(request: ModelRequest, options: EncodeOptions): GenerateContentRequest {
+  const body: GenerateContentRequest = { contents: encodeContents(request.messages) };
+  const system: Part[] = [];
+  if (request.system) system.push({ text: request.system });
+
+  const tools: Tool[] = [];
+  if (request.tools.length > 0) {
+    tools.push({
+      functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })),
+    });
+  }
+  if (request.webSearch) tools.push({ googleSearch: {} });
+  if (tools.length > 0) body.tools = tools;
+  if (request.toolChoice === "none" && request.tools.length > 0) body.toolConfig = { functionCallingConfig: { mode: "NONE" } };
+
+  const generationConfig: GenerationConfig = { ...options.generationConfig };
+  if (request.responseSchema) {
+    if (tools.length === 0 || structuredOutputWithTools(options.model)) {
+      generationConfig.responseMimeType = "application/json";
+      generationConfig.responseJsonSchema = request.responseSchema.schema;
+    } else {
+      // Gemini 1.x / 2.x reject JSON mode together with tools; ask() validates the answer
+      // (and re-asks) anyway, so say what is wanted in the instructions instead.
+      system.push({ text: `Reply with only a JSON value that matches this JSON schema: ${JSON.stringify(request.responseSchema.schema)}` });
+    }
+  }
+  if (system.length > 0) body.systemInstruction = { parts: system };
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  return body;
+}
+
+/** Models before Gemini 3 cannot combine tools with responseMimeType application/json. */
+export function structuredOutputWithTools(model: string): boolean {
+  return !/(^|\/)gemini-(1|2)([.-]|$)/.test(model);
+}
+
+export function encodeContents(messages: readonly Message[]): Content[] {
+  const contents: Content[] = [];
+  // For the tool message that follows an assistant message: call id → the id to put on its
+  // functionResponse (undefined when the model's call carried none), and the call order.
+  let responseIds = new Map<string, string | undefined>();
+  let calls: readonly { id: string; name: string }[] = [];
+  for (const m of messages) {
+    if (m.role === "user") appendContent(contents, "user", [{ text: m.content }]);
+    else if (m.role === "assistant") {
+      const encoded = encodeAssistant(m);
+      responseIds = encoded.responseIds;
+      calls = m.toolCalls ?? [];
+      appendContent(contents, "model", encoded.parts);
+    } else appendContent(contents, "user", encodeToolResults(m, calls, responseIds));
+  }
+  return contents;
+}
+
+/** Appends parts as `role`, merging into the last content when it has the same role. */
+export function appendContent(contents: Content[], role: Content["role"], parts: Part[]): void {
+  if (parts.length === 0) return;
+  const last = contents[contents.length - 1];
+  if (last && last.role === role) last.parts.push(...parts);
+  else contents.push({ role, parts });
+}
+
+function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map<string, string | undefined> } {
+  const calls = m.toolCalls ?? [];
+  const responseIds = new Map<string, string | undefined>();
+  const value = m.providerData?.provider === "gemini" ? providerValue(m.providerData.value) : undefined;
+  if (!value) {
+    const parts: Part[] = m.content ? [{ text: m.content }] : [];
+    calls.forEach((c, i) => {
+      const part: Part = { functionCall: { id: c.id, name: c.name, args: argsObject(c.arguments) } };
+      if (i === 0) part.thoughtSignature = SKIP_SIGNATURE;
+      parts.push(part);
+      responseIds.set(c.id, c.id);
+    });
+    return { parts, responseIds };
+  }
+
+  const keep = new Set(calls.map((c) => c.id));
+  const parts: Part[] = [];
+  let k = 0;
+  let droppedSignature = false;
+  for (const part of value.parts) {
+    if (isRecord(part.functionCall)) {
+      const wireId = typeof part.functionCall.id === "string" && part.functionCall.id ? part.functionCall.id : undefined;
+      const id = wireId ?? value.callIds[k];
+      k++;
+      if (id === undefined || !keep.has(id)) {
+        if (part.thoughtSignature) droppedSignature = true;
+        continue;
+      }
+      responseIds.set(id, wireId);
+    }
+    parts.push(structuredClone(part));
+  }
+  // Calls the parts do not hold (an edited history): sent the neutral way.
+  for (const c of calls) {
+    if (responseIds.has(c.id)) continue;
+    parts.push({ functionCall: { id: c.id, name: c.name, args: argsObject(c.arguments) } });
+    responseIds.set(c.id, c.id);
+  }
+  const callParts = parts.filter((p) => isRecord(p.functionCall));
+  if (droppedSignature && callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
+    callParts[0]!.thoughtSignature = SKIP_SIGNATURE;
+  }
+  if (parts.length === 0 && m.content) parts.push({ text: m.content });
+  return { parts, responseIds };
+}
+
+function encodeToolResults(
+  m: ToolMessage,
+  calls: readonly { id: string; name: string }[],
+  responseIds: Map<string, string | undefined>,
+): Part[] {
+  const rank = (id: string) => {
+    const i = calls.findIndex((c) => c.id === id);
+    return i === -1 ? calls.length : i;
+  };
+  const results = [...m.results].sort((a, b) => rank(a.callId) - rank(b.callId));
+  return results.map((r) => {
+    const parsed = objectOrUndefined(r.output);
+    let response: Record<string, unknown>;
+    if (!r.isError) response = { output: parsed ?? r.output };
+    else if (parsed && Object.keys(parsed).length === 1 && "error" in parsed) response = parsed;
+    else response = { error: parsed ?? r.output };
+    const id = responseIds.get(r.callId);
+    const name = r.name || calls.find((c) => c.id === r.callId)?.name || "";
+    return { functionResponse: id ? { id, name, response } : { name, response } };
+  });
+}
+
+function providerValue(v: unknown): GeminiProviderValue | undefined {
+  if (!isRecord(v) || !Array.isArray(v.parts)) return undefined;
+  return {
+    parts: v.parts.filter(isRecord) as Part[],
+    callIds: Array.isArray(v.callIds) ? v.callIds.filter((x): x is string => typeof x === "string") : [],
+  };
+}
+
+/** functionCall.args is a Struct: the model's arguments when they are a JSON object, else {}. */
+function argsObject(args: string): Record<string, unknown> {
+  return objectOrUndefined(args || "{}") ?? {};
+}
+
+function objectOrUndefined(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
