@@ -1,0 +1,174 @@
+// mcpHandler(): a toolloop tool set served as an MCP server over Streamable HTTP, as one
+// web-standard function (Request in, Response out) that any runtime can mount: Workers,
+// Deno.serve, Bun.serve, a Node http bridge. Stateless: no session ids, no server-initiated
+// stream (GET/DELETE answer 405), every POST carries everything needed to answer it.
+// Building the handler does no I/O, randomness or timers, so it may sit at module top level.
+import { silentLogger } from "../../src/log.js";
+import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
+import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
+import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
+import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+
+export interface McpHandlerOptions extends ServerOptions {
+  /**
+   * Origins (scheme://host:port) whose browser requests are served, with CORS headers.
+   * A request with any other Origin gets 403 (DNS-rebinding protection). Without this
+   * option every request that carries an Origin header (that is, from a browser page) gets
+   * 403; requests without one (servers, CLIs, desktop apps) are always served.
+   */
+  allowedOrigins?: readonly string[];
+  /** Return false to refuse the request with 401 and `WWW-Authenticate: Bearer`. */
+  authorize?: (request: Request) => boolean | Promise<boolean>;
+}
+
+const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
+const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID";
+
+/** Serves `tools` as an MCP server at whatever path the returned function is mounted on. */
+export function mcpHandler(options: McpHandlerOptions): (request: Request) => Promise<Response> {
+  const dispatch = createDispatcher(options);
+  const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;
+  const logger = options.logger ?? silentLogger;
+  const authorize = options.authorize;
+
+  async function handle(request: Request): Promise<Response> {
+    // 1. Origin before anything else: a refused origin learns nothing, not even "401".
+    const origin = request.headers.get("origin");
+    let cors: Record<string, string> = {};
+    if (origin !== null) {
+      // Not even same-origin is trusted by default: under DNS rebinding the attacker's page
+      // *is* same-origin with the Host it forged.
+      if (!allowed?.has(origin)) return errorResponse(403, failure(null, INVALID_REQUEST, `Forbidden: origin ${origin} is not allowed`));
+      cors = { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED_HEADERS, vary: "Origin" };
+    }
+    if (request.method === "OPTIONS" && cors["access-control-allow-origin"]) {
+      return emptyResponse(204, {
+        ...cors,
+        "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+        "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? DEFAULT_ALLOWED_HEADERS,
+        "access-control-max-age": "86400",
+      });
+    }
+
+    // 2. Authorization (never for a CORS preflight: browsers send no credentials there).
+    if (authorize) {
+      let ok: boolean;
+      try {
+        ok = (await authorize(request)) === true;
+      } catch (err) {
+        logger.error("mcp authorize threw", { error: err instanceof Error ? err.message : String(err) });
+        return errorResponse(500, failure(null, INTERNAL_ERROR, "Internal error: authorization failed"), cors);
+      }
+      if (!ok) {
+        return errorResponse(401, failure(null, INVALID_REQUEST, "Unauthorized"), { ...cors, "www-authenticate": "Bearer" });
+      }
+    }
+
+    // 3. Only POST carries messages; without sessions there is no stream to GET or DELETE.
+    if (request.method !== "POST") {
+      // No body: clients probe with GET right after initialize and drop the answer unread.
+      return emptyResponse(405, { ...cors, allow: "POST" });
+    }
+    if (mediaType(request.headers.get("content-type")) !== "application/json") {
+      return errorResponse(415, failure(null, INVALID_REQUEST, "Unsupported media type: send Content-Type: application/json"), cors);
+    }
+    const format = responseFormat(request.headers.get("accept"));
+    if (!format) {
+      return errorResponse(406, failure(null, INVALID_REQUEST, "Not acceptable: accept application/json or text/event-stream"), cors);
+    }
+
+    // 4. The body.
+    let body: unknown;
+    try {
+      body = JSON.parse(await request.text());
+    } catch {
+      return errorResponse(400, failure(null, PARSE_ERROR, "Parse error: the body is not JSON"), cors);
+    }
+
+    // 5. The revision in effect. initialize negotiates it, so its header (if any) is not checked.
+    const header = request.headers.get("mcp-protocol-version");
+    const initializing = isObject(body) && body.method === "initialize";
+    if (header !== null && !initializing && !isSupportedVersion(header)) {
+      return errorResponse(
+        400,
+        failure(null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${PROTOCOL_VERSIONS.join(", ")})`),
+        cors,
+      );
+    }
+    const version: ProtocolVersion = isSupportedVersion(header) ? header : ASSUMED_PROTOCOL_VERSION;
+    const ctx: CallContext = { version, signal: request.signal };
+
+    let responses: JsonRpcResponse[];
+    let batch = false;
+    if (Array.isArray(body)) {
+      if (!allowsBatches(version)) {
+        return errorResponse(400, failure(null, INVALID_REQUEST, `Invalid Request: protocol revision ${version} does not allow JSON-RPC batches`), cors);
+      }
+      if (body.length === 0) return errorResponse(400, failure(null, INVALID_REQUEST, "Invalid Request: empty batch"), cors);
+      batch = true;
+      const answers = await Promise.all(body.map((item) => answer(dispatch, item, ctx, true)));
+      responses = answers.filter((r): r is JsonRpcResponse => r !== undefined);
+    } else {
+      const c = classify(body);
+      if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
+      const r = await answer(dispatch, body, ctx, false);
+      responses = r ? [r] : [];
+    }
+
+    // Notifications and responses only: accepted, nothing to say.
+    if (responses.length === 0) return emptyResponse(202, cors);
+    if (format === "sse") {
+      return new Response(responses.map(sseEvent).join(""), {
+        status: 200,
+        headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" },
+      });
+    }
+    return jsonResponse(200, batch ? responses : responses[0], cors);
+  }
+
+  return async (request) => {
+    try {
+      return await handle(request);
+    } catch (err) {
+      // Only a bug in this file gets here (tools are fenced in server.ts); keep serving.
+      logger.error("mcp handler failed", { error: err instanceof Error ? err.message : String(err) });
+      return errorResponse(500, failure(null, INTERNAL_ERROR, "Internal error"));
+    }
+  };
+}
+
+/** The response for one message: undefined for notifications and client responses. */
+async function answer(dispatch: Dispatch, message: unknown, ctx: CallContext, inBatch: boolean): Promise<JsonRpcResponse | undefined> {
+  const c = classify(message);
+  switch (c.kind) {
+    case "invalid":
+      return failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`);
+    case "notification":
+    case "response":
+      // notifications/initialized, notifications/cancelled, ... need no answer from a
+      // stateless server; cancellation reaches a tool when the client drops the request.
+      return undefined;
+    case "request":
+      if (inBatch && c.message.method === "initialize") {
+        return failure(c.message.id, INVALID_REQUEST, "Invalid Request: initialize must not be part of a batch");
+      }
+      return dispatch(c.message, ctx);
+  }
+}
+
+/**
+ * A response without a body. The explicit length lets a server (workerd) end the message
+ * at once instead of chunking nothing, so a client that drops the body early cuts no write.
+ */
+function emptyResponse(status: number, headers: Record<string, string>): Response {
+  return new Response(null, { status, headers: { ...headers, "content-length": "0" } });
+}
+
+/** JSON when the client takes it (or says nothing), SSE when it only takes SSE, else none. */
+function responseFormat(accept: string | null): "json" | "sse" | undefined {
+  const types = acceptedTypes(accept);
+  if (types.length === 0) return "json";
+  if (types.some((t) => t === "application/json" || t === "application/*" || t === "*/*")) return "json";
+  if (types.some((t) => t === "text/event-stream" || t === "text/*")) return "sse";
+  return undefined;
+}

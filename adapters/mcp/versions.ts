@@ -1,0 +1,38 @@
+// MCP protocol revisions this package speaks, newest first, and the few behaviours that
+// differ between them. Revisions are dates, so string order is time order.
+
+/** Every revision served and accepted, newest first. */
+export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
+
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
+
+export const LATEST_PROTOCOL_VERSION: ProtocolVersion = PROTOCOL_VERSIONS[0];
+
+/**
+ * The revision a server assumes when a request carries no MCP-Protocol-Version header
+ * (Streamable HTTP, "Protocol Version Header": SHOULD assume 2025-03-26).
+ */
+export const ASSUMED_PROTOCOL_VERSION: ProtocolVersion = "2025-03-26";
+
+export function isSupportedVersion(v: unknown): v is ProtocolVersion {
+  return typeof v === "string" && (PROTOCOL_VERSIONS as readonly string[]).includes(v);
+}
+
+/** Version negotiation (lifecycle): the client's revision when we speak it, else our latest. */
+export function negotiateVersion(requested: unknown): ProtocolVersion {
+  return isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/** JSON-RPC batches were allowed up to 2025-03-26 and removed in 2025-06-18. */
+export function allowsBatches(v: ProtocolVersion): boolean {
+  return v <= "2025-03-26";
+}
+
+/**
+ * From 2025-11-25 (SEP-1303) arguments that fail the input schema are a tool execution
+ * error (isError result, so the model can fix them); earlier revisions list "invalid
+ * arguments" among the protocol errors (-32602).
+ */
+export function inputErrorsAreToolResults(v: ProtocolVersion): boolean {
+  return v >= "2025-11-25";
+}

@@ -1,0 +1,101 @@
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { createClient, tool, type Message, type Provider } from "../../src/index.js";
+import { scriptedProvider } from "../../src/testing.js";
+import { historyProblems, settle, ticks } from "./helpers.js";
+
+const slow = tool({
+  name: "slow",
+  description: "",
+  input: v.object({ who: v.string() }),
+  run: async ({ who }) => {
+    await ticks(20);
+    return `slow ${who}`;
+  },
+});
+
+/** Answers each prompt with one tool call, then with "answer to <prompt>". */
+const echoModel = (): Provider & { seen: Message[][] } => {
+  const seen: Message[][] = [];
+  let id = 0;
+  return {
+    name: "echo-model",
+    seen,
+    async generate(req) {
+      seen.push(structuredClone([...req.messages]));
+      await ticks(5);
+      const last = req.messages.at(-1)!;
+      if (last.role === "user") {
+        return { text: "", toolCalls: [{ id: `t${++id}`, name: "slow", arguments: JSON.stringify({ who: last.content }) }], finishReason: "tool-calls", usage: { inputTokens: 1, outputTokens: 1 } };
+      }
+      const prompt = [...req.messages].reverse().find((m) => m.role === "user") as { content: string };
+      return { text: `answer to ${prompt.content}`, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+  };
+};
+
+describe("calls on one client are serialised", () => {
+  it("two concurrent chat() calls do not interleave their history", async () => {
+    const provider = echoModel();
+    const client = createClient({ provider, tools: [slow] });
+    const [a, b] = await Promise.all([client.chat("A"), client.chat("B")]);
+    expect([a, b]).toEqual(["answer to A", "answer to B"]);
+    const h = client.history;
+    expect(historyProblems(h)).toEqual([]);
+    expect(h.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]);
+    expect(h[0]).toEqual({ role: "user", content: "A" });
+    expect(h[4]).toEqual({ role: "user", content: "B" });
+    // B's first request saw A's whole exchange, nothing half-done
+    expect(provider.seen[2]).toEqual(h.slice(0, 5));
+  });
+
+  it("chat, stream and ask queue in call order", async () => {
+    const provider = scriptedProvider(["one", "two", '{"n":3}']);
+    const client = createClient({ provider });
+    const first = client.chat("1");
+    const streamed = (async () => {
+      let text = "";
+      for await (const e of client.stream("2")) if (e.type === "finish") text = e.text;
+      return text;
+    })();
+    const asked = client.ask("3", v.object({ n: v.number() }));
+    expect(await Promise.all([first, streamed, asked])).toEqual(["one", "two", { n: 3 }]);
+    expect(client.history.filter((m) => m.role === "user").map((m) => (m as { content: string }).content)).toEqual(["1", "2", "3"]);
+  });
+
+  it("a failing call does not block the ones queued after it", async () => {
+    const provider = scriptedProvider([{ error: new Error("down") }, "fine"]);
+    const client = createClient({ provider });
+    const [a, b] = await Promise.all([settle(client.chat("x")), settle(client.chat("y"))]);
+    expect(a).toMatchObject({ ok: false });
+    expect(b).toEqual({ ok: true, value: "fine" });
+  });
+
+  it("an add() while the tools run lands after the step's results, which are kept", async () => {
+    const provider = echoModel();
+    const client = createClient({ provider, tools: [slow] });
+    const running = client.chat("A");
+    await ticks(12); // the model asked for the tool, which is still running
+    expect(client.history.map((m) => m.role)).toEqual(["user", "assistant"]);
+    client.add({ role: "user", content: "note" });
+    await running;
+    const h = client.history;
+    expect(historyProblems(h)).toEqual([]);
+    expect(h.slice(0, 4).map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(h[2]).toMatchObject({ results: [{ output: "slow A", isError: false }] });
+    expect(h[3]).toEqual({ role: "user", content: "note" });
+    // the model's next request already saw the note, after the results
+    expect(provider.seen[1]).toEqual(h.slice(0, 4));
+  });
+});
+
+describe("createClient", () => {
+  it("needs a provider", () => {
+    expect(() => createClient({} as never)).toThrow(TypeError);
+    expect(() => createClient({ provider: { name: "x" } } as never)).toThrow(TypeError);
+  });
+
+  it("lastRun is undefined before any run", () => {
+    expect(createClient({ provider: scriptedProvider([]) }).lastRun).toBeUndefined();
+  });
+});

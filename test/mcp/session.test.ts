@@ -1,0 +1,157 @@
+// mcpTools' client transport against scripted HTTP answers (a fake fetch): the cases a
+// real server rarely produces on demand.
+import { describe, expect, it } from "vitest";
+import { mcpTools } from "../../adapters/mcp.js";
+import { silentLogger } from "../../src/index.js";
+
+type Answer = (body: any, init: RequestInit) => Response | Promise<Response>;
+
+/** A fetch that answers each JSON-RPC method with a scripted Response and records everything. */
+function fakeServer(answers: Record<string, Answer>) {
+  const log: { method: string; body: any; headers: Record<string, string> }[] = [];
+  const fetchFn = (async (_url: string | URL | Request, init?: RequestInit) => {
+    const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    const key = init?.method === "GET" ? "GET" : (body?.method ?? (body && ("result" in body || "error" in body) ? "response" : "?"));
+    log.push({ method: key, body, headers: init?.headers as Record<string, string> });
+    const answer = answers[key];
+    if (!answer) return new Response(null, { status: 202 });
+    return answer(body, init!);
+  }) as typeof fetch;
+  return { fetch: fetchFn, log };
+}
+
+const json = (value: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(value), { headers: { "content-type": "application/json", ...headers } });
+const sse = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
+const initOK = (version = "2025-06-18"): Answer => (b) =>
+  json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
+const listOK: Answer = (b) => json({ jsonrpc: "2.0", id: b.id, result: { tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] } });
+const ctx = { signal: new AbortController().signal, callId: "c", logger: silentLogger };
+
+describe("mcpTools transport", () => {
+  it("speaks the revision the server chose, in every later request's header", async () => {
+    const s = fakeServer({ initialize: initOK("2025-03-26"), "tools/list": listOK });
+    await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    expect(s.log[0]!.body.params).toMatchObject({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "toolloop" } });
+    expect(s.log[0]!.headers["mcp-protocol-version"]).toBeUndefined();
+    expect(s.log.slice(1).map((r) => r.headers["mcp-protocol-version"])).toEqual(["2025-03-26", "2025-03-26"]);
+  });
+
+  it("refuses a server that answers with a revision it does not speak", async () => {
+    const s = fakeServer({ initialize: initOK("2023-01-01") });
+    await expect(mcpTools({ url: "http://fake/mcp", fetch: s.fetch })).rejects.toMatchObject({ code: "provider_error", type: "unsupported_protocol_version" });
+  });
+
+  it("answers a server's ping that arrives on the stream before the response", async () => {
+    const s = fakeServer({
+      initialize: initOK(),
+      "tools/list": listOK,
+      "tools/call": (b) =>
+        sse(
+          `event: message\ndata: {"jsonrpc":"2.0","id":"srv-1","method":"ping"}\n\n` +
+            `event: message\ndata: {"jsonrpc":"2.0","id":"srv-2","method":"sampling/createMessage","params":{}}\n\n` +
+            `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n` +
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { content: [{ type: "text", text: "done" }] } })}\n\n`,
+        ),
+    });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    expect(await t!.call("{}", ctx)).toBe("done");
+    await expect.poll(() => s.log.filter((r) => r.method === "response").length).toBe(2);
+    const answers = s.log.filter((r) => r.method === "response").map((r) => r.body);
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: "srv-1", result: {} });
+    expect(answers).toContainEqual({ jsonrpc: "2.0", id: "srv-2", error: { code: -32601, message: "Method not found: sampling/createMessage" } });
+  });
+
+  it("a stream that ends without the response (and cannot be resumed) is a StreamError", async () => {
+    const s = fakeServer({ initialize: initOK(), "tools/list": listOK, "tools/call": () => sse(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`) });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    await expect(t!.call("{}", ctx)).rejects.toMatchObject({ code: "stream_error", message: expect.stringContaining("ended before the response") });
+  });
+
+  it("a connection cut mid-stream (no event id to resume from) is a StreamError naming the cause", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`));
+        controller.error(new TypeError("socket hang up"));
+      },
+    });
+    const s = fakeServer({ initialize: initOK(), "tools/list": listOK, "tools/call": () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    await expect(t!.call("{}", ctx)).rejects.toMatchObject({ code: "stream_error", message: expect.stringContaining("broke (socket hang up)") });
+  });
+
+  it("an event that is not JSON is a StreamError", async () => {
+    const s = fakeServer({ initialize: initOK(), "tools/list": listOK, "tools/call": () => sse("event: message\ndata: {nope\n\n") });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    await expect(t!.call("{}", ctx)).rejects.toMatchObject({ code: "stream_error" });
+  });
+
+  it("a body of another media type is a ProviderError (invalid_response)", async () => {
+    const s = fakeServer({ initialize: () => new Response("<html>login</html>", { headers: { "content-type": "text/html" } }) });
+    await expect(mcpTools({ url: "http://fake/mcp", fetch: s.fetch })).rejects.toMatchObject({ code: "provider_error", type: "invalid_response" });
+  });
+
+  it("a JSON answer to another request id is a ProviderError, a batch answer is searched for ours", async () => {
+    const wrongId = fakeServer({ initialize: (b) => json({ jsonrpc: "2.0", id: b.id + 100, result: {} }) });
+    await expect(mcpTools({ url: "http://fake/mcp", fetch: wrongId.fetch })).rejects.toMatchObject({ type: "invalid_response" });
+    const batch = fakeServer({
+      initialize: (b) => json([{ jsonrpc: "2.0", id: 999, result: {} }, { jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-03-26" } }]),
+      "tools/list": listOK,
+    });
+    expect((await mcpTools({ url: "http://fake/mcp", fetch: batch.fetch })).map((t) => t.name)).toEqual(["t"]);
+  });
+
+  it("skips malformed entries in tools/list, gives schemas type object, drops $schema", async () => {
+    const s = fakeServer({
+      initialize: initOK(),
+      "tools/list": (b) =>
+        json({
+          jsonrpc: "2.0",
+          id: b.id,
+          result: {
+            tools: [
+              { name: 5 },
+              "junk",
+              { name: "no_schema" },
+              { name: "draft7", title: "Only a title", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string" } } } },
+            ],
+          },
+        }),
+    });
+    const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    expect(tools.map((t) => [t.name, t.description, t.parameters])).toEqual([
+      ["no_schema", "", { type: "object" }],
+      ["draft7", "Only a title", { type: "object", properties: { a: { type: "string" } } }],
+    ]);
+  });
+
+  it("a remote schema our validator cannot resolve is left to the server; the call still goes out", async () => {
+    const s = fakeServer({
+      initialize: initOK(),
+      "tools/list": (b) => json({ jsonrpc: "2.0", id: b.id, result: { tools: [{ name: "r", inputSchema: { type: "object", properties: { a: { $ref: "#/x" } } } }] } }),
+      "tools/call": (b) => json({ jsonrpc: "2.0", id: b.id, result: { content: [{ type: "text", text: `got ${JSON.stringify(b.params.arguments)}` }] } }),
+    });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    expect(await t!.call('{"a":1}', ctx)).toBe('got {"a":1}');
+    await expect(t!.call("[1]", ctx)).rejects.toMatchObject({ code: "failed_unmarshal_input" });
+  });
+
+  it("the signal given to mcpTools aborts connecting", async () => {
+    const controller = new AbortController();
+    const s = fakeServer({
+      initialize: (_b, init) =>
+        new Promise((_r, reject) => {
+          init.signal!.addEventListener("abort", () => reject(init.signal!.reason));
+          controller.abort(new Error("gave up"));
+        }),
+    });
+    await expect(mcpTools({ url: "http://fake/mcp", fetch: s.fetch, signal: controller.signal })).rejects.toThrow("gave up");
+  });
+
+  it("does not put the session id or headers on the Tool objects (nothing secret in JSON)", async () => {
+    const s = fakeServer({ initialize: (b) => json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-06-18" } }, { "mcp-session-id": "sess-xyz" }), "tools/list": listOK });
+    const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch, headers: { authorization: "Bearer very-secret" } });
+    expect(s.log[1]!.headers["mcp-session-id"]).toBe("sess-xyz");
+    expect(JSON.stringify(tools)).not.toMatch(/sess-xyz|very-secret/);
+  });
+});
