@@ -9,7 +9,7 @@
 // a tool result, so a bad key or an outage never crashes the run.
 import * as v from "valibot";
 import { isToolloopError, type ProviderError } from "../src/errors.js";
-import { httpSettings, postJSON, trimSlash } from "../src/http.js";
+import { httpSettings, postJSON, trimSlash, type FetchFn } from "../src/http.js";
 import { tool, type Tool } from "../src/tool.js";
 
 export type TavilySearchDepth = "basic" | "advanced" | "fast" | "ultra-fast";
@@ -31,7 +31,7 @@ export interface TavilySearchOptions {
   maxSnippetLength?: number;
   /** Retries on 429, 5xx and network errors (Retry-After honoured). Default 2. */
   maxRetries?: number;
-  fetch?: typeof fetch;
+  fetch?: FetchFn;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
   /** Allow sending the key from a browser straight to api.tavily.com. */

@@ -91,10 +91,15 @@ export function createClient(options: ClientOptions): Client {
   });
 
   /** Runs `fn` after every earlier call on this client has settled. */
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = queue.then(fn, fn);
+  const serial = <T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
+    let started = false;
+    const go = () => {
+      started = true;
+      return fn();
+    };
+    const p = queue.then(go, go);
     queue = p.catch(() => {});
-    return p;
+    return signal ? abortWhileQueued(p, signal, () => started) : p;
   };
 
   /** One run of the loop; the caller holds the client (see serial). */
@@ -105,7 +110,7 @@ export function createClient(options: ClientOptions): Client {
     lastRun = r;
     return r;
   };
-  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => serial(() => runNow(prompt, opts));
+  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => serial(() => runNow(prompt, opts), opts.signal);
 
   const setTools = (tools: readonly Tool[]): void => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
@@ -129,6 +134,8 @@ export function createClient(options: ClientOptions): Client {
       const validate = compileValidator(json, typed);
       const responseSchema = { name: "response", schema: json };
       const check = async (text: string): Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }> => {
+        // Unlike tool arguments, an empty answer is not "{}": the model said nothing.
+        if (text.trim() === "") return { ok: false, issues: [{ path: "/", message: "the answer is empty" }] };
         let parsed: unknown;
         try {
           parsed = parseJSONArguments(text);
@@ -167,6 +174,21 @@ export function createClient(options: ClientOptions): Client {
       return lastRun;
     },
   };
+}
+
+/**
+ * A call still waiting its turn behind another one rejects as soon as its signal aborts
+ * (when the turn comes it sees the aborted signal and does nothing). Once running, the
+ * run itself rejects, after it has left the history valid.
+ */
+function abortWhileQueued<T>(p: Promise<T>, signal: AbortSignal, started: () => boolean): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (!started()) reject(abortReason(signal));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {

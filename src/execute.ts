@@ -59,7 +59,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
 }
 
 function cancelled(call: ToolCall): ExecutedCall {
-  return { callId: call.id, name: call.name, output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled" };
+  return { callId: call.id, name: call.name.toLowerCase(), output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled" };
 }
 
 function settle(call: ToolCall, r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
@@ -158,7 +158,8 @@ function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, log
 }
 
 function result(call: ToolCall, name: string, output: string, outcome: ToolOutcome, opts: ExecuteOptions): ExecutedCall {
-  return { callId: call.id, name, output: cap(output, opts.maxToolOutput), isError: outcome !== "ok", outcome };
+  const capped = outcome === "ok" ? cap(output, opts.maxToolOutput) : output;
+  return { callId: call.id, name, output: capped, isError: outcome !== "ok", outcome };
 }
 
 function cap(output: string, max: number): string {

@@ -30,7 +30,7 @@ export function healHistory(history: Message[]): number {
     const byId = new Map<string, ToolResult>();
     for (const r of given) if (!byId.has(r.callId)) byId.set(r.callId, r);
     const results: ToolResult[] = m.toolCalls.map(
-      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name, output: REPAIRED_OUTPUT, isError: true },
+      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name.toLowerCase(), output: REPAIRED_OUTPUT, isError: true },
     );
     const changed = results.length !== given.length || results.some((r, k) => r !== given[k]);
     if (!changed) continue;

@@ -6,10 +6,16 @@ import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeo
 
 export type { EventSourceMessage };
 
+/**
+ * The fetch signature we call. Narrower than `typeof fetch`, which some runtimes' types
+ * extend (Bun adds `preconnect`), so a plain `(input, init) => ...` function fits.
+ */
+export type FetchFn = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
 export interface HttpSettings {
   /** Provider name for errors. */
   provider: string;
-  fetch: typeof fetch;
+  fetch: FetchFn;
   maxRetries: number;
   /** ms without a byte on a stream before it fails; undefined = no limit. */
   idleTimeout: number | undefined;
@@ -291,7 +297,7 @@ export interface ProviderOptions {
   /** Includes the API version, e.g. https://api.anthropic.com/v1. */
   baseURL?: string;
   /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
-  fetch?: typeof fetch;
+  fetch?: FetchFn;
   /** Extra headers sent with every request. */
   headers?: Record<string, string>;
   /** Retries on 408/409/429/5xx/529 and network errors. Default 2. */

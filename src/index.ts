@@ -4,7 +4,6 @@ export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type Jso
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";
 export { toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
-export { Semaphore, type Release } from "./semaphore.js";
 export { silentLogger, type Logger } from "./log.js";
 export type { StreamEvent, RunResult } from "./loop.js";
 export type { ToolOutcome } from "./execute.js";

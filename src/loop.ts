@@ -84,13 +84,12 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
 
     toolCalls += calls.length;
     if (onEvent) {
-      for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name, input: tryParse(c.arguments), arguments: c.arguments });
+      for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name.toLowerCase(), input: tryParse(c.arguments), arguments: c.arguments });
     }
-    if (step === cfg.maxSteps) {
-      // No more model calls will answer these, so they are not run; the history still gets results.
-      answer(history, message, calls.map((c) => ({ callId: c.id, name: c.name, output: NOT_RUN_OUTPUT, isError: true })));
+    if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
+      // No model call will read these results, so the tools are not run; the history still gets answers.
+      answer(history, message, calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true })));
       stepFinished();
-      if (cfg.finalAnswerOnMaxSteps) continue;
       throw new MaxStepsError(cfg.maxSteps);
     }
     const results = await executeCalls(calls, {

@@ -6,6 +6,7 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
+import type { FetchFn } from "../../src/http.js";
 import { createMessageReader } from "./sse-reader.js";
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
@@ -18,7 +19,7 @@ const MAX_RESUME_DELAY = 30_000;
 export interface SessionOptions {
   url: string;
   headers: Record<string, string>;
-  fetch: typeof fetch;
+  fetch: FetchFn;
   clientInfo: { name: string; version: string };
 }
 

@@ -5,6 +5,7 @@
 import { FailedUnmarshalInputError, ProviderError, type ValidationIssue } from "../../src/errors.js";
 import { compileValidator, type JSONSchema, type ValidateFn } from "../../src/schema.js";
 import { parseAndValidate, type Tool } from "../../src/tool.js";
+import type { FetchFn } from "../../src/http.js";
 import { readToolResult } from "./content.js";
 import { isObject } from "./jsonrpc.js";
 import { mapToolNames } from "./names.js";
@@ -16,7 +17,7 @@ export interface McpToolsOptions {
   /** Sent with every request, e.g. { authorization: `Bearer ${token}` }. */
   headers?: Record<string, string>;
   /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
-  fetch?: typeof fetch;
+  fetch?: FetchFn;
   /** How this client introduces itself in initialize. Default { name: "toolloop", version: "0.1.0" }. */
   clientInfo?: { name: string; version: string };
   /** Aborts connecting and listing (not later calls: those take the run's signal). */

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createClient, Semaphore, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
+import { createClient, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
+import { Semaphore } from "../../src/semaphore.js";
 import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
 import { aborted, historyProblems, ticks } from "./helpers.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Semaphore, type Release } from "../../src/index.js";
+import { Semaphore, type Release } from "../../src/semaphore.js";
 import { settle, ticks } from "./helpers.js";
 
 describe("Semaphore", () => {

@@ -1,0 +1,150 @@
+// toolloop/claude: the Anthropic Messages API (POST {baseURL}/messages) over fetch, no SDK.
+//
+//   const provider = claude({ apiKey, model: "claude-sonnet-4-5" });
+//
+// Request encoding, the SSE decoder, the response mapping and the structured-output
+// strategies live in adapters/claude/; this file wires them to http.ts and adds the one
+// piece of control flow the API asks of clients: continuing a `pause_turn`.
+import { addUsage, emptyUsage } from "../src/messages.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
+import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type HttpSettings, type ProviderOptions } from "../src/http.js";
+import { checkTools } from "./claude/check-tools.js";
+import { replayable } from "./claude/messages.js";
+import { encodeRequest, type BodySettings } from "./claude/request.js";
+import { decodeMessage, mergeTurns, toModelResponse, toUsage } from "./claude/response.js";
+import { createStreamDecoder } from "./claude/stream.js";
+import { outputTool, takeOutputCall, type StructuredOutputMode } from "./claude/structured-output.js";
+import type { Turn, WireMessage } from "./claude/wire.js";
+
+export type { StructuredOutputMode } from "./claude/structured-output.js";
+
+const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
+/** A paused turn is continued at most this many times before it is returned as it stands. */
+const MAX_PAUSE_CONTINUATIONS = 5;
+
+export interface ClaudeOptions extends ProviderOptions {
+  /** max_tokens of every request. Default 4096. */
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stopSequences?: string[];
+  /** Extended thinking; budgetTokens (≥ 1024) must be below maxTokens. */
+  thinking?: { budgetTokens: number };
+  /** The anthropic-version header. Default "2023-06-01". */
+  anthropicVersion?: string;
+  /**
+   * How ask() gets JSON: "native" (default) uses output_config.format, Claude's
+   * constrained decoding (Claude 4.5 models and later); "tool" steers the model to call
+   * an extra tool whose input schema is the answer schema, for older models and
+   * Anthropic-compatible servers without structured outputs.
+   */
+  structuredOutput?: StructuredOutputMode;
+}
+
+export interface ClaudeProvider extends Provider {
+  readonly name: "claude";
+  readonly model: string;
+  checkTools(tools: readonly ToolSpec[]): void;
+  /** { name, model } only: the API key never leaves the closure. */
+  toJSON(): { name: string; model: string };
+}
+
+export function claude(options: ClaudeOptions): ClaudeProvider {
+  if (!options || typeof options.model !== "string" || options.model === "") {
+    throw new TypeError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
+  }
+  const maxTokens = options.maxTokens ?? 4096;
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  if (options.thinking && !(options.thinking.budgetTokens < maxTokens)) {
+    throw new RangeError(`thinking.budgetTokens (${options.thinking.budgetTokens}) must be below maxTokens (${maxTokens})`);
+  }
+  const opts: ClaudeOptions = { ...options, headers: { ...options.headers } };
+  const { model } = opts;
+  const settings: BodySettings = {
+    model,
+    maxTokens,
+    temperature: opts.temperature,
+    topP: opts.topP,
+    topK: opts.topK,
+    stopSequences: opts.stopSequences,
+    thinking: opts.thinking ? { budgetTokens: opts.thinking.budgetTokens } : undefined,
+    structuredOutput: opts.structuredOutput ?? "native",
+  };
+  const url = `${trimSlash(opts.baseURL ?? DEFAULT_BASE_URL)}/messages`;
+
+  const headers = (): Record<string, string> => ({
+    "anthropic-version": opts.anthropicVersion ?? "2023-06-01",
+    ...(opts.apiKey ? { "x-api-key": opts.apiKey } : {}),
+    // Without it the API refuses CORS requests from pages.
+    ...(isBrowser() ? { "anthropic-dangerous-direct-browser-access": "true" } : {}),
+    ...opts.headers,
+  });
+
+  async function generate(request: ModelRequest): Promise<ModelResponse> {
+    const http = httpSettings("claude", opts, DEFAULT_BASE_URL, { maxRetries: request.maxRetries, idleTimeout: request.idleTimeout });
+    const tracked = trackRequestId(http);
+    const output = settings.structuredOutput === "tool" ? outputTool(request) : undefined;
+    const body = encodeRequest(request, settings, output);
+    const history = body.messages;
+
+    const send = async (): Promise<Turn> => {
+      const req = { url, headers: headers(), body, signal: request.signal };
+      if (!body.stream) {
+        const { body: json, requestId } = await postJSON(tracked.http, req);
+        return decodeMessage(json, requestId);
+      }
+      const decoder = createStreamDecoder({ onDelta: request.onDelta, requestId: tracked.requestId });
+      await postSSE(tracked.http, req, (event) => decoder.push(event));
+      return decoder.result();
+    };
+
+    // pause_turn: a long server-tool turn was cut short; sending the paused content back
+    // as the last assistant turn lets Claude carry on. The parts are merged into one turn.
+    let turn = await send();
+    let usage = addUsage(emptyUsage(), toUsage(turn.usage));
+    for (let round = 0; turn.stopReason === "pause_turn" && round < MAX_PAUSE_CONTINUATIONS; round++) {
+      body.messages = withAssistant(history, turn);
+      const next = await send();
+      usage = addUsage(usage, toUsage(next.usage));
+      turn = mergeTurns(turn, next);
+    }
+
+    if (!output) return toModelResponse(turn, usage);
+    const taken = takeOutputCall(turn, output);
+    const response = toModelResponse(taken.turn, usage);
+    if (taken.answer !== undefined) response.text = taken.answer;
+    return response;
+  }
+
+  return {
+    name: "claude",
+    model,
+    checkTools,
+    generate,
+    toJSON: () => ({ name: "claude", model }),
+  };
+}
+
+/** The history with the paused turn's content as the last assistant message. */
+function withAssistant(history: readonly WireMessage[], turn: Turn): WireMessage[] {
+  const blocks = replayable(turn.content);
+  const last = history[history.length - 1];
+  if (last?.role === "assistant") return [...history.slice(0, -1), { role: "assistant", content: [...last.content, ...blocks] }];
+  return [...history, { role: "assistant", content: blocks }];
+}
+
+/**
+ * Remembers the request-id header of the latest response, so an `error` event in the
+ * middle of a stream (after postSSE has the headers) still reports it.
+ */
+function trackRequestId(http: HttpSettings): { http: HttpSettings; requestId: () => string | undefined } {
+  let last: string | undefined;
+  const inner = http.fetch;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const res = await inner(input, init);
+    last = res.headers.get("request-id") ?? res.headers.get("x-request-id") ?? undefined;
+    return res;
+  };
+  return { http: { ...http, fetch }, requestId: () => last };
+}

@@ -1,0 +1,88 @@
+// From the API's message to the neutral ModelResponse. Streamed and non-streamed turns
+// both arrive here as a Turn, so they are mapped by one function and cannot drift apart.
+import { ProviderError } from "../../src/errors.js";
+import type { ToolCall, Usage } from "../../src/messages.js";
+import type { FinishReason, ModelResponse } from "../../src/provider.js";
+import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
+
+/** Reads a non-streaming response body. */
+export function decodeMessage(body: unknown, requestId?: string): Turn {
+  if (!isRecord(body) || !Array.isArray(body.content)) {
+    throw new ProviderError({
+      provider: "claude",
+      type: "invalid_response",
+      message: "the response is not a message (no content array)",
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+  const content = body.content.filter(isBlock);
+  return {
+    id: typeof body.id === "string" ? body.id : undefined,
+    content,
+    stopReason: typeof body.stop_reason === "string" ? body.stop_reason : undefined,
+    usage: isRecord(body.usage) ? (body.usage as WireUsage) : {},
+    rawArguments: content.map(() => undefined),
+  };
+}
+
+/** Joins a paused turn and its continuation(s) into one, as if the model never paused. */
+export function mergeTurns(first: Turn, next: Turn): Turn {
+  return {
+    id: first.id,
+    content: [...first.content, ...next.content],
+    stopReason: next.stopReason,
+    usage: first.usage, // usage is summed per request by the caller (each was billed)
+    rawArguments: [...first.rawArguments, ...next.rawArguments],
+  };
+}
+
+export function toModelResponse(turn: Turn, usage: Usage = toUsage(turn.usage)): ModelResponse {
+  let text = "";
+  const toolCalls: ToolCall[] = [];
+  turn.content.forEach((block, i) => {
+    if (block.type === "text" && typeof block.text === "string") text += block.text;
+    else if (block.type === "tool_use") {
+      const raw = turn.rawArguments[i];
+      toolCalls.push({
+        id: String(block.id ?? ""),
+        name: String(block.name ?? ""),
+        arguments: raw ?? JSON.stringify(isRecord(block.input) ? block.input : {}),
+      });
+    }
+  });
+  const response: ModelResponse = { text, toolCalls, finishReason: finishReason(turn.stopReason), usage };
+  if (turn.content.length > 0) {
+    response.providerData = { provider: "claude", value: structuredClone(turn.content) as Block[] };
+  }
+  return response;
+}
+
+export function finishReason(stop: string | undefined): FinishReason {
+  switch (stop) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
+    case "tool_use":
+      return "tool-calls";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "refusal":
+      return "content-filter";
+    default:
+      return "other";
+  }
+}
+
+export function toUsage(u: WireUsage): Usage {
+  const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
+  const cached = num(u.cache_read_input_tokens);
+  if (cached !== undefined) usage.cachedInputTokens = cached;
+  const searches = isRecord(u.server_tool_use) ? num(u.server_tool_use.web_search_requests) : undefined;
+  if (searches !== undefined) usage.webSearches = searches;
+  return usage;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}

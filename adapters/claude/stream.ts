@@ -1,0 +1,221 @@
+// The streaming decoder: a small state machine fed one SSE event at a time (no I/O, no
+// timers), so it can be driven by postSSE or by a test that splits a recorded stream at
+// arbitrary byte boundaries. It rebuilds the same message a non-streaming request would
+// have returned, plus the raw argument text of each tool call as the model wrote it.
+import { ProviderError, StreamError } from "../../src/errors.js";
+import type { Delta } from "../../src/provider.js";
+import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
+
+const PROVIDER = "claude";
+
+export interface SSEEvent {
+  event?: string | undefined;
+  data: string;
+}
+
+export interface StreamDecoder {
+  /** Feeds one event. Throws ProviderError on an `error` event, StreamError on malformed data. */
+  push(event: SSEEvent): void;
+  /** True once message_stop arrived. */
+  readonly finished: boolean;
+  /** The whole turn. Throws StreamError when the stream ended before message_stop. */
+  result(): Turn;
+}
+
+export interface StreamDecoderOptions {
+  onDelta?: (delta: Delta) => void;
+  /** The HTTP request id, for errors raised by an in-stream `error` event. */
+  requestId?: () => string | undefined;
+}
+
+/** A content block being assembled from its deltas. */
+interface Building {
+  block: Block;
+  text: string[] | undefined;
+  thinking: string[] | undefined;
+  signature: string[] | undefined;
+  json: string[] | undefined;
+}
+
+export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
+  const { onDelta } = options;
+  let started = false;
+  let finished = false;
+  let id: string | undefined;
+  let stopReason: string | undefined;
+  let usage: WireUsage = {};
+  let blocks = new Map<number, Building>();
+
+  const fail = (why: string): never => {
+    throw new StreamError(PROVIDER, why, { requestId: options.requestId?.() });
+  };
+
+  const onMessageStart = (data: Record<string, unknown>) => {
+    // A second message_start means whatever sent the stream (the API or a proxy that
+    // retried upstream) began the message again: what came before is not part of it.
+    const message = isRecord(data.message) ? data.message : {};
+    started = true;
+    id = typeof message.id === "string" ? message.id : undefined;
+    stopReason = undefined;
+    usage = isRecord(message.usage) ? { ...(message.usage as WireUsage) } : {};
+    blocks = new Map();
+    // Some gateways put content into message_start; keep it as already-finished blocks.
+    if (Array.isArray(message.content)) {
+      message.content.forEach((b, i) => {
+        if (isBlock(b)) blocks.set(i, building(structuredClone(b)));
+      });
+    }
+  };
+
+  const onBlockStart = (data: Record<string, unknown>) => {
+    const index = indexOf(data);
+    if (!isBlock(data.content_block)) return fail(`content_block_start ${index} has no content block`);
+    blocks.set(index, building(structuredClone(data.content_block)));
+  };
+
+  const onBlockDelta = (data: Record<string, unknown>) => {
+    const index = indexOf(data);
+    const b = blocks.get(index);
+    if (!b) return fail(`content_block_delta for block ${index}, which never started`);
+    const delta = isRecord(data.delta) ? data.delta : {};
+    switch (delta.type) {
+      case "text_delta": {
+        const text = str(delta.text);
+        (b.text ??= []).push(text);
+        if (text && onDelta) onDelta({ type: "text-delta", text });
+        break;
+      }
+      case "input_json_delta": {
+        const part = str(delta.partial_json);
+        (b.json ??= []).push(part);
+        if (part && onDelta && b.block.type === "tool_use") {
+          onDelta({ type: "tool-call-delta", callId: str(b.block.id), name: str(b.block.name), argsDelta: part });
+        }
+        break;
+      }
+      case "thinking_delta":
+        (b.thinking ??= []).push(str(delta.thinking));
+        break;
+      case "signature_delta":
+        (b.signature ??= []).push(str(delta.signature));
+        break;
+      case "citations_delta": {
+        const list = Array.isArray(b.block.citations) ? b.block.citations : (b.block.citations = []);
+        (list as unknown[]).push(delta.citation);
+        break;
+      }
+      default:
+        // A delta type from a newer API version: nothing here depends on it.
+        break;
+    }
+  };
+
+  const onMessageDelta = (data: Record<string, unknown>) => {
+    const delta = isRecord(data.delta) ? data.delta : {};
+    if (typeof delta.stop_reason === "string") stopReason = delta.stop_reason;
+    // message_delta usage is cumulative: a field it carries replaces the message_start one
+    // (output_tokens always; input_tokens too on some models and gateways).
+    if (isRecord(data.usage)) {
+      for (const [k, v] of Object.entries(data.usage)) if (v !== undefined && v !== null) usage[k] = v;
+    }
+  };
+
+  return {
+    get finished() {
+      return finished;
+    },
+    push(event) {
+      if (finished) return;
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return fail(`malformed event data: ${event.data.slice(0, 120)}`);
+      }
+      if (!isRecord(data)) return fail(`malformed event data: ${event.data.slice(0, 120)}`);
+      const type = typeof data.type === "string" ? data.type : event.event;
+      if (type === "error" || event.event === "error") throw streamedError(data, options.requestId?.());
+      if (type === "ping") return;
+      if (type === "message_start") return onMessageStart(data);
+      if (!started) return fail(`${type} arrived before message_start`);
+      switch (type) {
+        case "content_block_start":
+          return onBlockStart(data);
+        case "content_block_delta":
+          return onBlockDelta(data);
+        case "content_block_stop":
+          return; // blocks are finalized together at the end, in index order
+        case "message_delta":
+          return onMessageDelta(data);
+        case "message_stop":
+          finished = true;
+          return;
+        default:
+          return; // an event type from a newer API version
+      }
+    },
+    result() {
+      if (!finished) fail(started ? "the stream ended before message_stop" : "the stream ended before message_start");
+      const content: Block[] = [];
+      const rawArguments: (string | undefined)[] = [];
+      for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+        const { block, raw } = finalize(blocks.get(index)!);
+        content.push(block);
+        rawArguments.push(raw);
+      }
+      return { id, content, stopReason, usage, rawArguments };
+    },
+  };
+}
+
+function building(block: Block): Building {
+  return { block, text: undefined, thinking: undefined, signature: undefined, json: undefined };
+}
+
+/** The finished block, and for a streamed tool call the argument text the model wrote. */
+function finalize(b: Building): { block: Block; raw: string | undefined } {
+  const { block } = b;
+  if (b.text) block.text = str(block.text) + b.text.join("");
+  if (b.thinking) block.thinking = str(block.thinking) + b.thinking.join("");
+  if (b.signature) block.signature = str(block.signature) + b.signature.join("");
+  if (!b.json) return { block, raw: undefined };
+  const raw = b.json.join("");
+  if (raw.trim() !== "") {
+    // A block must carry an object `input` to be replayed; text that does not parse
+    // (cut off by max_tokens) stays available to the loop as the raw arguments.
+    const parsed = tryParse(raw);
+    block.input = isRecord(parsed) ? parsed : {};
+  } else if (!isRecord(block.input)) {
+    block.input = {};
+  }
+  return { block, raw: block.type === "tool_use" ? (raw.trim() === "" ? "{}" : raw) : undefined };
+}
+
+function streamedError(data: Record<string, unknown>, headerRequestId: string | undefined): ProviderError {
+  const error = isRecord(data.error) ? data.error : {};
+  const type = typeof error.type === "string" ? error.type : "error";
+  const requestId = typeof data.request_id === "string" ? data.request_id : headerRequestId;
+  return new ProviderError({
+    provider: PROVIDER,
+    type,
+    message: typeof error.message === "string" ? error.message : "error event in the stream",
+    ...(requestId ? { requestId } : {}),
+    retryable: type === "overloaded_error" || type === "api_error" || type === "rate_limit_error",
+  });
+}
+
+function indexOf(data: Record<string, unknown>): number {
+  return typeof data.index === "number" ? data.index : 0;
+}
+
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

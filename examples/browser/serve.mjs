@@ -1,0 +1,86 @@
+// Serves the browser example and a small proxy that adds the API key, so the key stays on
+// this machine's server and never reaches the page:
+//
+//   ANTHROPIC_API_KEY=... node examples/browser/serve.mjs     (or OPENAI_API_KEY=...)
+//   → open http://127.0.0.1:8080/
+//
+// The page calls /api/claude/v1/... (or /api/openai/v1/...); this server forwards those
+// requests to the vendor (ANTHROPIC_BASE_URL / OPENAI_BASE_URL override the upstream) with
+// the key added. PORT picks the port (0: any free one). app.js is bundled with esbuild at start.
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { build } from "esbuild";
+
+const here = new URL(".", import.meta.url);
+const { outputFiles } = await build({
+  entryPoints: [new URL("app.js", here).pathname],
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  write: false,
+  logLevel: "warning",
+});
+const bundle = outputFiles[0].text;
+const html = await readFile(new URL("index.html", here));
+
+const upstreams = {
+  claude: {
+    url: process.env.ANTHROPIC_BASE_URL || "https://api.anthropic.com/v1",
+    key: process.env.ANTHROPIC_API_KEY,
+    keyName: "ANTHROPIC_API_KEY",
+    auth: (key) => ({ "x-api-key": key }),
+  },
+  openai: {
+    url: process.env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+    key: process.env.OPENAI_API_KEY,
+    keyName: "OPENAI_API_KEY",
+    auth: (key) => ({ authorization: `Bearer ${key}` }),
+  },
+};
+// Request headers worth forwarding; everything else (cookies, the browser-access header) stays here.
+const FORWARD = ["content-type", "accept", "anthropic-version", "anthropic-beta"];
+
+async function proxy(req, res, upstream, rest) {
+  if (req.method !== "POST") return res.writeHead(405, { allow: "POST" }).end();
+  if (!upstream.key) {
+    res.writeHead(500, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ error: { type: "proxy_error", message: `${upstream.keyName} is not set on the server` } }));
+  }
+  const headers = { ...upstream.auth(upstream.key) };
+  for (const name of FORWARD) if (req.headers[name]) headers[name] = req.headers[name];
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const abort = new AbortController();
+  res.on("close", () => abort.abort()); // the page went away: stop paying for the answer
+  try {
+    const answer = await fetch(`${upstream.url}/${rest}`, { method: "POST", headers, body: Buffer.concat(chunks), signal: abort.signal });
+    const pass = {};
+    for (const name of ["content-type", "retry-after", "request-id", "x-request-id"]) {
+      const value = answer.headers.get(name);
+      if (value) pass[name] = value;
+    }
+    res.writeHead(answer.status, pass);
+    // Streamed through as it arrives, so server-sent events reach the page live.
+    if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+    res.end();
+  } catch (err) {
+    if (abort.signal.aborted) return;
+    if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { type: "proxy_error", message: `upstream unreachable: ${err.message}` } }));
+  }
+}
+
+const server = createServer((req, res) => {
+  const path = new URL(req.url, "http://localhost").pathname;
+  const api = /^\/api\/(claude|openai)\/v1\/(.+)$/.exec(path);
+  if (api) return proxy(req, res, upstreams[api[1]], api[2]);
+  if (path === "/") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
+  if (path === "/app.bundle.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
+  res.writeHead(404).end();
+});
+server.listen(Number(process.env.PORT ?? 8080), "127.0.0.1", () => {
+  const configured = Object.values(upstreams).filter((u) => u.key).map((u) => u.keyName);
+  console.log(`Serving the browser example at http://127.0.0.1:${server.address().port}/`);
+  console.log(configured.length ? `Proxying with ${configured.join(", ")}.` : "No ANTHROPIC_API_KEY or OPENAI_API_KEY set: model calls will fail until one is.");
+});

@@ -1,0 +1,87 @@
+// examples/weather/weather.mjs is `npm run demo` and the README's first example: it must run
+// unchanged in Node, Deno and Bun, offline without a key and against Claude with one.
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startClaudeMock } from "../mock/claude.js";
+import { startGeminiMock } from "../mock/gemini.js";
+import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
+import { outputOf, requireDist, runExample, type Runtime } from "./helpers.js";
+
+const WEATHER = "examples/weather/weather.mjs";
+const runtimes: Runtime[] = ["node", "deno", "bun"];
+
+beforeAll(() => requireDist());
+
+describe.each(runtimes)("weather example in %s", (runtime) => {
+  it("runs offline without a key and says so on its first line", async () => {
+    const lines = outputOf(await runExample(runtime, WEATHER));
+    expect(lines[0]).toMatch(/^No provider key found \(ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY\): running offline/);
+    // Both calls were made and answered by the real tool, then folded into the answer.
+    expect(lines).toContain('tool call:   get_weather({"city":"Paris"})');
+    expect(lines).toContain('tool call:   get_weather({"city":"Tokyo"})');
+    expect(lines).toContain('tool result: get_weather -> {"city":"Paris","celsius":21,"sky":"sunny"}');
+    const answer = lines.find((l) => l.startsWith("answer: "));
+    expect(answer).toMatch(/Paris: 21°C, sunny/);
+    expect(answer).toMatch(/Tokyo: 17°C, light rain/);
+  });
+});
+
+describe("weather example in Deno without any permission", () => {
+  it("reads the missing --allow-env as no key and runs offline", async () => {
+    const lines = outputOf(await runExample("deno", WEATHER, [], { denoFlags: [] }));
+    expect(lines[0]).toMatch(/^No provider key found .*running offline against the scripted provider\.$/);
+    expect(lines.find((l) => l.startsWith("answer: "))).toMatch(/Paris: 21°C.*Tokyo: 17°C/);
+  });
+});
+
+/** What the three mocks have in common, for a test that runs against each. */
+interface ProviderMock {
+  url: string;
+  requests: { body: unknown }[];
+  close(): Promise<void>;
+}
+type Turn = { text?: string; toolCalls?: { name: string; input: Record<string, unknown> }[] };
+
+const KEY = "test-key-0123456789";
+const providers: { name: string; keyVar: string; start: (script: Turn[]) => Promise<ProviderMock> }[] = [
+  { name: "claude", keyVar: "ANTHROPIC_API_KEY", start: (script) => startClaudeMock({ apiKey: KEY, script }) },
+  { name: "openai", keyVar: "OPENAI_API_KEY", start: (script) => startOpenAIResponsesMock({ apiKey: KEY, script }) },
+  { name: "gemini", keyVar: "GEMINI_API_KEY", start: (script) => startGeminiMock({ apiKey: KEY, script }) },
+];
+
+describe.each(runtimes)("weather example with a provider key in %s", (runtime) => {
+  let mock: ProviderMock | undefined;
+  afterEach(async () => mock?.close());
+
+  it.each(providers)("$keyVar: uses $name, runs the tool calls it asks for and prints its answer", async ({ name, keyVar, start }) => {
+    requireDist(name);
+    mock = await start([
+      { text: "Checking.", toolCalls: [{ name: "get_weather", input: { city: "London" } }, { name: "get_weather", input: { city: "Atlantis" } }] },
+      { text: "London is overcast at 14°C; I have no data for Atlantis." },
+    ]);
+    const lines = outputOf(
+      await runExample(runtime, WEATHER, ["Weather", "in", "London", "and", "Atlantis?"], {
+        env: { [keyVar]: KEY, TOOLLOOP_BASE_URL: mock.url, TOOLLOOP_MODEL: "test-model" },
+      }),
+    );
+    expect(lines[0]).toBe(`Using ${name} (test-model).`);
+    expect(lines).toContain("> Weather in London and Atlantis?");
+    expect(lines).toContain('tool call:   get_weather({"city":"Atlantis"})');
+    expect(lines).toContain("answer: London is overcast at 14°C; I have no data for Atlantis.");
+
+    expect(mock.requests).toHaveLength(2);
+    const [first, second] = mock.requests.map((r) => JSON.stringify(r));
+    expect(first).toContain("test-model");
+    expect(first).toContain("Weather in London and Atlantis?");
+    // The second request carries both tool results: the table's row and the thrown error.
+    expect(second).toMatch(/\\?"celsius\\?":14/);
+    expect(second).toContain("no weather for");
+  });
+
+  it("a rejected key ends in one plain error line and exit code 1, without the key", async () => {
+    mock = await startClaudeMock({ apiKey: "the-right-key", script: [] });
+    const r = await runExample(runtime, WEATHER, [], { env: { ANTHROPIC_API_KEY: "sk-ant-wrong-key", TOOLLOOP_BASE_URL: mock.url } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^The run failed: provider_error: .*invalid x-api-key/);
+    expect(r.stdout + r.stderr).not.toContain("sk-ant-wrong-key");
+  });
+});
