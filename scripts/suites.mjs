@@ -1,13 +1,16 @@
 // The suites `npm test` runs, in order. Each resolves to { passed, failed, skipped }.
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { check, root, run, tmp } from "./run.mjs";
+import { check, env, root, run, tmp } from "./run.mjs";
 
 /** vitest in Node, counted from its JSON report. */
-async function vitest(name, args = []) {
+async function vitest(name, args = [], extraEnv = {}) {
   const out = join(tmp, `vitest-${name}.json`);
   rmSync(out, { force: true });
-  await run("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...args]);
+  await run("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...args], {
+    env: { ...env, ...extraEnv },
+  });
+  // No report at all (vitest crashed before writing it) throws: counted as one failure by test.mjs.
   const report = JSON.parse(readFileSync(out, "utf8"));
   // Files that failed to load have no assertions: count each as a failure.
   const broken = report.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
@@ -16,6 +19,65 @@ async function vitest(name, args = []) {
     failed: report.numFailedTests + broken,
     skipped: report.numPendingTests + report.numTodoTests,
   };
+}
+
+/** The conformance scenario (e2e/scenario.ts) in one runtime, hosted by e2e/host.test.ts. */
+const e2e = (runtime) => vitest(`e2e-${runtime}`, ["--config", "e2e/vitest.config.ts"], { TOOLLOOP_E2E_RUNTIMES: runtime });
+
+/** Counts a JUnit XML report (Deno and Bun write one). A non-zero exit with no failure counted is one failure. */
+function junitCounts(file, code) {
+  const xml = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const cases = xml.match(/<testcase\b[^>]*?(\/>|>[\s\S]*?<\/testcase>)/g) ?? [];
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const c of cases) {
+    if (/<(failure|error)\b/.test(c)) failed++;
+    else if (/<skipped\b/.test(c)) skipped++;
+    else passed++;
+  }
+  if (code !== 0 && failed === 0) failed = 1;
+  return { passed, failed, skipped };
+}
+
+const testFiles = (dir) => (existsSync(join(root, dir)) ? readdirSync(join(root, dir)).filter((f) => /\.test\.(ts|js|mjs)$/.test(f)) : []);
+
+/** test/deno/*.test.ts under `deno test` (local network, repo files, env, child processes for claude-local). */
+async function denoTests() {
+  if (testFiles("test/deno").length === 0) return { passed: 0, failed: 0, skipped: 0 };
+  const out = join(tmp, "deno-junit.xml");
+  rmSync(out, { force: true });
+  const { code } = await run("node_modules/.bin/deno", [
+    "test",
+    "--allow-net=127.0.0.1,localhost",
+    "--allow-read",
+    "--allow-env",
+    "--allow-run",
+    `--allow-write=${tmp}`,
+    `--junit-path=${out}`,
+    "test/deno",
+  ]);
+  return junitCounts(out, code);
+}
+
+/** test/bun/*.test.ts under `bun test` (bunfig.toml keeps its root there, away from the vitest files). */
+async function bunTests() {
+  if (testFiles("test/bun").length === 0) return { passed: 0, failed: 0, skipped: 0 };
+  const out = join(tmp, "bun-junit.xml");
+  rmSync(out, { force: true });
+  const { code } = await run("node_modules/.bin/bun", ["test", "--reporter=junit", `--reporter-outfile=${out}`]);
+  return junitCounts(out, code);
+}
+
+const sum = (...rs) => rs.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + (r.skipped ?? 0) }), { passed: 0, failed: 0, skipped: 0 });
+
+/** Node 22/24 come from tools/node-matrix (its own lock file); installed on first use. */
+async function nodeMatrix(runtime) {
+  if (!existsSync(join(root, "tools/node-matrix/node_modules/node22/bin/node")) || !existsSync(join(root, "tools/node-matrix/node_modules/node24/bin/node"))) {
+    console.log("installing Node 22 and 24 (npm ci --prefix tools/node-matrix)");
+    await run("npm", ["ci", "--prefix", "tools/node-matrix", "--no-audit", "--no-fund"]);
+  }
+  return e2e(runtime);
 }
 
 export const suites = [
@@ -33,5 +95,15 @@ export const suites = [
       return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: 0 };
     },
   },
+  // The runtime matrix: its harness typechecked, then the same scenario in seven runtimes (Node ones run the built dist/,
+  // so they come after "build"), plus each runtime's own test files.
+  { name: "typecheck e2e", run: () => check("npx", ["tsc", "-p", "e2e"]) },
+  { name: "node 20", run: () => e2e("node20") },
+  { name: "node 22", run: () => nodeMatrix("node22") },
+  { name: "node 24", run: () => nodeMatrix("node24") },
+  { name: "deno", run: async () => sum(await e2e("deno"), await denoTests()) },
+  { name: "bun", run: async () => sum(await e2e("bun"), await bunTests()) },
+  { name: "workerd", run: () => e2e("workerd") },
+  { name: "chromium", run: () => e2e("chromium") },
 ];
 export { root };

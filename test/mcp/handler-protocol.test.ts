@@ -434,7 +434,7 @@ describe("authorize", () => {
   });
 
   it("a missing or wrong bearer token is 401 with WWW-Authenticate: Bearer", async () => {
-    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "s3cret" }]) {
+    for (const headers of [{}, { authorization: "Bearer nope" }, { authorization: "s3cret" }] as Record<string, string>[]) {
       const { status, res, json } = await post(init("2025-11-25"), headers, secured);
       expect(status).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe("Bearer");

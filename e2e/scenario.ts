@@ -1,0 +1,162 @@
+// The conformance scenario: one module, imported unchanged by every runtime (Node 20/22/24,
+// Deno, Bun, workerd, Chromium). It uses only what toolloop itself may use (fetch, timers,
+// AbortController, Web Streams), drives a client against whatever provider the host built,
+// and returns a plain-data summary the host compares across runtimes.
+import * as v from "valibot";
+import { createClient, tool, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
+import { prompt } from "./script.js";
+
+export interface ScenarioInput {
+  /** Shown in the summary, e.g. "claude". */
+  label: string;
+  /** The provider under test, already pointed at the host's mock server. */
+  provider: Provider;
+}
+
+/** A failed phase reports its error instead of its data, so the other phases still run. */
+export type Outcome<T> = T | { error: string };
+
+export interface ScenarioSummary {
+  label: string;
+  parallel: Outcome<{ maxConcurrency: number; outputs: string[]; text: string; steps: number; toolCalls: number }>;
+  stream: Outcome<{ types: string[]; last: string; text: string; deltasMatchText: boolean; toolArgs: { fromDeltas: unknown; input: unknown }; steps: number }>;
+  ask: Outcome<{ value: unknown }>;
+  abortThenChat: Outcome<{
+    error: string;
+    cancelledOutput: string | undefined;
+    roles: string[];
+    text: string;
+    historyResumes: boolean;
+  }>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The two tools every client gets. Both count how many calls are inside a tool at once;
+ * `shout` with `hold: true` calls `onHold` and then waits for the run's abort.
+ */
+function makeTools(onHold: () => void): { tools: Tool[]; maxConcurrency: () => number } {
+  let active = 0;
+  let max = 0;
+  const tracked = async <T>(work: () => Promise<T>): Promise<T> => {
+    active++;
+    max = Math.max(max, active);
+    try {
+      // Long enough that every call the semaphore lets in is inside at the same time.
+      await sleep(25);
+      return await work();
+    } finally {
+      active--;
+    }
+  };
+  const add = tool({
+    name: "add",
+    description: "Adds two numbers.",
+    input: v.object({ a: v.number(), b: v.number() }),
+    run: ({ a, b }) => tracked(async () => ({ sum: a + b })),
+  });
+  const shout = tool({
+    name: "shout",
+    description: "Upper-cases a text.",
+    input: v.object({ text: v.string(), hold: v.optional(v.boolean()) }),
+    run: ({ text, hold }, ctx) =>
+      tracked(async () => {
+        if (!hold) return text.toUpperCase();
+        onHold();
+        await new Promise<never>((_, reject) => {
+          if (ctx.signal.aborted) reject(ctx.signal.reason);
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+        });
+        return "unreachable";
+      }),
+  });
+  return { tools: [add, shout], maxConcurrency: () => max };
+}
+
+async function phase<T>(fn: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return await fn();
+  } catch (err) {
+    const e = err as { name?: string; code?: string; message?: string };
+    return { error: `${e?.name ?? "Error"}${e?.code ? ` [${e.code}]` : ""}: ${e?.message ?? String(err)}` };
+  }
+}
+
+export async function runScenario({ label, provider }: ScenarioInput): Promise<ScenarioSummary> {
+  const newClient = (onHold: () => void = () => {}) => {
+    const t = makeTools(onHold);
+    const client = createClient({ provider, tools: t.tools, parallelTools: true, maxParallelTools: 2, maxRetries: 0 });
+    return { client, maxConcurrency: t.maxConcurrency };
+  };
+
+  // 1. Three calls in one step, at most two at a time, results in call order.
+  const parallel = await phase(async () => {
+    const { client, maxConcurrency } = newClient();
+    const text = await client.chat(prompt("parallel", "Add 2+3, shout hi, add 4+5."));
+    const toolMessage = client.history.find((m) => m.role === "tool");
+    return {
+      maxConcurrency: maxConcurrency(),
+      outputs: toolMessage?.role === "tool" ? toolMessage.results.map((r) => r.output) : [],
+      text,
+      steps: client.lastRun?.steps ?? 0,
+      toolCalls: client.lastRun?.toolCalls ?? 0,
+    };
+  });
+
+  // 2. A streamed run with one tool step: which event types arrive, and finish comes last.
+  const stream = await phase(async () => {
+    const { client } = newClient();
+    const events: StreamEvent[] = [];
+    for await (const ev of client.stream(prompt("stream", "Add 1+1 and tell me."))) events.push(ev);
+    const types: string[] = [];
+    for (const ev of events) if (!types.includes(ev.type)) types.push(ev.type);
+    const last = events.at(-1);
+    const deltas = events.flatMap((e) => (e.type === "text-delta" ? [e.text] : [])).join("");
+    const argDeltas = events.flatMap((e) => (e.type === "tool-call-delta" ? [e.argsDelta] : [])).join("");
+    const call = events.find((e) => e.type === "tool-call");
+    return {
+      types,
+      last: last?.type ?? "none",
+      text: last?.type === "finish" ? last.text : "",
+      deltasMatchText: last?.type === "finish" && deltas === last.text,
+      // The streamed argument deltas must add up to the tool call's input.
+      toolArgs: { fromDeltas: argDeltas ? (JSON.parse(argDeltas) as unknown) : null, input: call?.type === "tool-call" ? call.input : null },
+      steps: last?.type === "finish" ? last.steps : 0,
+    };
+  });
+
+  // 3. Structured output, typed and validated by a valibot schema.
+  const ask = await phase(async () => {
+    const { client } = newClient();
+    const value = await client.ask(prompt("ask", "Weather in Paris as JSON."), v.object({ city: v.string(), celsius: v.number() }));
+    return { value };
+  });
+
+  // 4. Abort while a tool runs, then chat again on the same client: the history must stay valid.
+  const abortThenChat = await phase(async () => {
+    const controller = new AbortController();
+    const { client } = newClient(() => controller.abort());
+    let error = "no error";
+    try {
+      await client.chat(prompt("abort", "Shout and wait."), { signal: controller.signal });
+    } catch (err) {
+      error = (err as { name?: string }).name ?? String(err);
+    }
+    const afterAbort = client.history;
+    const toolMessage = afterAbort.find((m) => m.role === "tool");
+    const text = await client.chat(prompt("after-abort", "Are you still there?"));
+    // A saved history resumes in a new client (it must be plain JSON).
+    const saved = JSON.parse(JSON.stringify(client.history)) as Message[];
+    const resumed = createClient({ provider, history: saved });
+    return {
+      error,
+      cancelledOutput: toolMessage?.role === "tool" ? toolMessage.results[0]?.output : undefined,
+      roles: client.history.map((m) => m.role),
+      text,
+      historyResumes: resumed.history.length === saved.length,
+    };
+  });
+
+  return { label, parallel, stream, ask, abortThenChat };
+}
