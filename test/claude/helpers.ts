@@ -3,6 +3,7 @@
 // random places, and an independent (deliberately naive) reconstruction of a streamed
 // message to check the decoder against.
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join, relative } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import { createParser } from "eventsource-parser";
@@ -10,8 +11,8 @@ import { createStreamDecoder } from "../../adapters/claude/stream.js";
 import type { Turn } from "../../adapters/claude/wire.js";
 import type { Delta } from "../../src/provider.js";
 
-export const FIXTURES = "/work/shared/fixtures/anthropic";
-export const SPEC_PATH = "/work/shared/fixtures/specs/anthropic/openapi.yaml";
+export const FIXTURES = fileURLToPath(new URL("../fixtures/recorded/anthropic", import.meta.url));
+export const SPEC_PATH = fileURLToPath(new URL("../fixtures/recorded/specs/anthropic/openapi.yaml", import.meta.url));
 
 export function fixtureText(rel: string): string {
   return readFileSync(join(FIXTURES, rel), "utf8");

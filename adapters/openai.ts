@@ -1,0 +1,250 @@
+// toolloop/openai: OpenAI through its REST API with fetch (no SDK).
+//   openai()           the Responses API (default) or Chat Completions (api: "chat")
+//   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
+import { UnsupportedSchemaError } from "../src/errors.js";
+import { httpSettings, postJSON, postSSE, trimSlash, type HttpSettings, type ProviderOptions } from "../src/http.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
+import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
+import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
+import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./openai/prepare.js";
+import { encodeResponsesRequest, type ResponsesSettings } from "./openai/responses-encode.js";
+import { createResponsesStreamDecoder, decodeResponsesBody } from "./openai/responses-decode.js";
+import type { DecodeContext } from "./openai/shared.js";
+import { findSchemaProblem } from "./openai/schema-check.js";
+
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** Reasoning effort; the values OpenAI documents today, open to newer ones. */
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | (string & {});
+
+export interface OpenAIOptions extends ProviderOptions {
+  /** "responses" (default): POST /responses. "chat": POST /chat/completions. */
+  api?: "responses" | "chat";
+  /** Output token limit (max_output_tokens / max_completion_tokens). Default: the model's. */
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Reasoning models: effort, and (Responses) whether to return a reasoning summary. */
+  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" };
+  /** Sent as OpenAI-Organization. */
+  organization?: string;
+  /** Sent as OpenAI-Project. */
+  project?: string;
+  /**
+   * Structured Outputs for tools and ask(): each schema is rewritten for strict mode where
+   * it can be (optional properties become nullable; nulls are turned back into absent
+   * properties before your tool sees them) and sent non-strict where it cannot. Default true.
+   */
+  strict?: boolean;
+  /**
+   * Responses API: let OpenAI store responses. Default false: every request carries the
+   * whole conversation, reasoning travels encrypted, nothing depends on server state.
+   */
+  store?: boolean;
+  /** The parallel_tool_calls value sent with tools. Default true (Chat) / the API's default (Responses). */
+  parallelToolCalls?: boolean;
+}
+
+/** What an OpenAI-compatible server takes. */
+export interface OpenAICompatibleCapabilities {
+  /** The server takes `parallel_tool_calls`. Default false: many servers reject unknown fields. */
+  parallelToolCalls?: boolean;
+  /** The server takes `stream_options: {include_usage: true}` (usage on streams). Default true. */
+  streamOptions?: boolean;
+  /** The server takes `strict` on tools and response formats (Structured Outputs). Default false. */
+  strict?: boolean;
+  /** Send the system prompt with role "developer" instead of "system". Default false. */
+  developerRole?: boolean;
+  /** Send the token limit as `max_completion_tokens` instead of `max_tokens`. Default false. */
+  maxCompletionTokens?: boolean;
+}
+
+export interface OpenAICompatibleOptions extends ProviderOptions {
+  /** Includes the version path, e.g. http://localhost:11434/v1. Required. */
+  baseURL: string;
+  /** Provider name in errors and providerData. Default "openai-compatible". */
+  name?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Sent as reasoning_effort. */
+  reasoning?: { effort?: ReasoningEffort };
+  /** The parallel_tool_calls value, sent only when compat.parallelToolCalls is true. Default true. */
+  parallelToolCalls?: boolean;
+  compat?: OpenAICompatibleCapabilities;
+}
+
+/** The provider both factories return; JSON (and so logs) show only the name and model, never the key. */
+export interface OpenAIProvider extends Provider {
+  readonly model: string;
+  toJSON(): { name: string; model: string };
+}
+
+/** OpenAI: the Responses API by default, Chat Completions with `api: "chat"`. */
+export function openai(options: OpenAIOptions): OpenAIProvider {
+  if (!options || typeof options.model !== "string" || options.model === "") throw new TypeError("openai() needs a model");
+  const api = options.api ?? "responses";
+  if (api !== "responses" && api !== "chat") throw new TypeError(`openai(): api must be "responses" or "chat", got ${JSON.stringify(api)}`);
+  const base = trimSlash(options.baseURL ?? OPENAI_BASE_URL);
+  const endpoint =
+    api === "responses"
+      ? responsesEndpoint(base, {
+          provider: "openai",
+          model: options.model,
+          store: options.store ?? false,
+          maxOutputTokens: options.maxOutputTokens,
+          temperature: options.temperature,
+          reasoning: options.reasoning,
+          parallelToolCalls: options.parallelToolCalls,
+          includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
+        })
+      : chatEndpoint(base, {
+          model: options.model,
+          maxOutputTokens: options.maxOutputTokens,
+          temperature: options.temperature,
+          reasoningEffort: options.reasoning?.effort,
+          parallelToolCalls: options.parallelToolCalls,
+          capabilities: OPENAI_CHAT,
+        });
+  return createProvider("openai", options, OPENAI_BASE_URL, options.strict === false ? "off" : "strict", true, endpoint);
+}
+
+const OPENAI_CHAT: ChatCapabilities = {
+  parallelToolCalls: true,
+  streamOptions: true,
+  developerRole: false,
+  maxTokensField: "max_completion_tokens",
+  webSearchOptions: true,
+};
+
+/** Any server that speaks Chat Completions at {baseURL}/chat/completions. */
+export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvider {
+  if (!options || typeof options.baseURL !== "string" || options.baseURL === "") {
+    throw new TypeError("openaiCompatible() needs a baseURL, e.g. http://localhost:11434/v1");
+  }
+  if (typeof options.model !== "string" || options.model === "") throw new TypeError("openaiCompatible() needs a model");
+  const compat = options.compat ?? {};
+  const endpoint = chatEndpoint(trimSlash(options.baseURL), {
+    model: options.model,
+    maxOutputTokens: options.maxOutputTokens,
+    temperature: options.temperature,
+    reasoningEffort: options.reasoning?.effort,
+    parallelToolCalls: options.parallelToolCalls,
+    capabilities: {
+      parallelToolCalls: compat.parallelToolCalls ?? false,
+      streamOptions: compat.streamOptions ?? true,
+      developerRole: compat.developerRole ?? false,
+      maxTokensField: compat.maxCompletionTokens ? "max_completion_tokens" : "max_tokens",
+      webSearchOptions: false,
+    },
+  });
+  // The server's own URL stands in for "the vendor's URL": a key sent there from a browser
+  // is as exposed as an OpenAI key (dangerouslyAllowBrowser opts in).
+  return createProvider(options.name ?? "openai-compatible", options, options.baseURL, compat.strict ? "strict" : "omit", false, endpoint);
+}
+
+/** How one API is spoken: where to POST, what body, and how to read the answer. */
+type Endpoint = (request: ModelRequest, tools: PreparedSchema[], format: PreparedSchema | undefined, stream: boolean) => Exchange;
+
+interface Exchange {
+  url: string;
+  body: Record<string, unknown>;
+  decodeBody: (ctx: DecodeContext, body: unknown) => ModelResponse;
+  stream: (ctx: DecodeContext, onDelta?: ModelRequest["onDelta"]) => { push(data: string): void; finish(): ModelResponse };
+}
+
+function responsesEndpoint(base: string, settings: ResponsesSettings): Endpoint {
+  return (request, tools, format, stream) => ({
+    url: `${base}/responses`,
+    body: encodeResponsesRequest(request, settings, tools, format, stream),
+    decodeBody: decodeResponsesBody,
+    stream: createResponsesStreamDecoder,
+  });
+}
+
+function chatEndpoint(base: string, settings: ChatSettings): Endpoint {
+  return (request, tools, format, stream) => ({
+    url: `${base}/chat/completions`,
+    body: encodeChatRequest(request, settings, tools, format, stream),
+    decodeBody: decodeChatBody,
+    stream: createChatStreamDecoder,
+  });
+}
+
+type KeyedOptions = ProviderOptions & { organization?: string; project?: string };
+
+/** The provider object. The key stays in this closure: the object has no property holding it. */
+function createProvider(name: string, options: KeyedOptions, vendorBaseURL: string, mode: StrictMode, arrayItems: boolean, endpoint: Endpoint): OpenAIProvider {
+  return {
+    name,
+    model: options.model,
+    checkTools: (tools) => checkTools(name, tools, arrayItems),
+    generate: (request) => send(name, options, vendorBaseURL, request, mode, endpoint),
+    toJSON: () => ({ name, model: options.model }),
+  };
+}
+
+/** gpt-5*, o1/o3/o4*, codex models reason; their reasoning must travel encrypted when store is off. */
+function isReasoningModel(model: string): boolean {
+  const m = model.toLowerCase().replace(/^.*\//, "");
+  if (m.startsWith("gpt-5") && m.includes("chat")) return false;
+  return /^(o\d|gpt-5|codex)/.test(m);
+}
+
+function checkTools(provider: string, tools: readonly ToolSpec[], arrayItems: boolean): void {
+  for (const t of tools) {
+    const problem = findSchemaProblem(t.parameters, { arrayItems });
+    if (problem) throw new UnsupportedSchemaError(provider, t.name, problem.path, problem.reason);
+  }
+}
+
+/** One model call: build the body, POST it (JSON or SSE), decode, map strict output back. */
+async function send(
+  name: string,
+  options: KeyedOptions,
+  vendorBaseURL: string,
+  request: ModelRequest,
+  mode: StrictMode,
+  endpoint: Endpoint,
+): Promise<ModelResponse> {
+  const overrides: { maxRetries?: number; idleTimeout?: number } = {};
+  if (request.maxRetries !== undefined) overrides.maxRetries = request.maxRetries;
+  if (request.idleTimeout !== undefined) overrides.idleTimeout = request.idleTimeout;
+  const http = withRequestIdCapture(httpSettings(name, options, vendorBaseURL, overrides));
+  const tools = prepareTools(request.tools, mode);
+  const format = request.responseSchema ? prepareFormat(request.responseSchema.name, request.responseSchema.schema, mode) : undefined;
+  const streaming = request.onDelta !== undefined;
+  const exchange = endpoint(request, tools, format, streaming);
+  const headers = requestHeaders(options, streaming);
+  const ctx: DecodeContext = { provider: name, requestId: http.requestId };
+  const req = { url: exchange.url, headers, body: exchange.body, signal: request.signal };
+  let response: ModelResponse;
+  if (streaming) {
+    const decoder = exchange.stream(ctx, request.onDelta);
+    await postSSE(http.settings, req, (ev) => decoder.push(ev.data));
+    response = decoder.finish();
+  } else {
+    const { body } = await postJSON(http.settings, req);
+    response = exchange.decodeBody(ctx, body);
+  }
+  return restoreStrict(response, tools, format);
+}
+
+function requestHeaders(options: KeyedOptions, streaming: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  if (options.organization) headers["openai-organization"] = options.organization;
+  if (options.project) headers["openai-project"] = options.project;
+  if (streaming) headers.accept = "text/event-stream";
+  return { ...headers, ...options.headers };
+}
+
+/** Remembers the x-request-id of the last response, so errors found inside a 200 stream carry it. */
+function withRequestIdCapture(settings: HttpSettings): { settings: HttpSettings; requestId: () => string | undefined } {
+  let last: string | undefined;
+  const inner = settings.fetch;
+  const wrapped: typeof fetch = async (input, init) => {
+    const res = await inner(input, init);
+    last = res.headers.get("x-request-id") ?? res.headers.get("request-id") ?? undefined;
+    return res;
+  };
+  return { settings: { ...settings, fetch: wrapped }, requestId: () => last };
+}

@@ -1,0 +1,108 @@
+// The neutral request → a Chat Completions body (POST {baseURL}/chat/completions).
+import type { Message } from "../../src/messages.js";
+import type { ModelRequest } from "../../src/provider.js";
+import type { PreparedSchema } from "./prepare.js";
+
+/** What the server takes; OpenAI itself takes everything. */
+export interface ChatCapabilities {
+  /** Send parallel_tool_calls with tools. */
+  parallelToolCalls: boolean;
+  /** Send stream_options: { include_usage: true } when streaming (usage arrives in a last chunk). */
+  streamOptions: boolean;
+  /** The system prompt goes in a "developer" message instead of "system". */
+  developerRole: boolean;
+  /** Name of the output-token limit field: OpenAI's current one or the older max_tokens. */
+  maxTokensField: "max_completion_tokens" | "max_tokens";
+  /** Chat Completions' native web search (search models only); else webSearch is ignored. */
+  webSearchOptions: boolean;
+}
+
+export interface ChatSettings {
+  model: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  reasoningEffort?: string;
+  parallelToolCalls?: boolean;
+  capabilities: ChatCapabilities;
+}
+
+export type ChatMessage =
+  | { role: "system" | "developer" | "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ChatToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export function encodeChatRequest(
+  request: ModelRequest,
+  settings: ChatSettings,
+  tools: readonly PreparedSchema[],
+  format: PreparedSchema | undefined,
+  stream: boolean,
+): Record<string, unknown> {
+  const caps = settings.capabilities;
+  const messages: ChatMessage[] = [];
+  if (request.system) messages.push({ role: caps.developerRole ? "developer" : "system", content: request.system });
+  messages.push(...encodeMessages(request.messages));
+
+  const body: Record<string, unknown> = { model: settings.model, messages };
+  if (tools.length > 0) {
+    body.tools = tools.map((t) => {
+      const fn: Record<string, unknown> = { name: t.name, description: t.description, parameters: t.schema };
+      if (t.strict !== undefined) fn.strict = t.strict;
+      return { type: "function", function: fn };
+    });
+    // tool_choice and parallel_tool_calls are rejected by OpenAI when no tools are sent.
+    if (request.toolChoice === "none") body.tool_choice = "none";
+    if (caps.parallelToolCalls) body.parallel_tool_calls = settings.parallelToolCalls ?? true;
+  }
+  if (request.webSearch && caps.webSearchOptions) body.web_search_options = {};
+  if (format) {
+    const jsonSchema: Record<string, unknown> = { name: format.name, schema: format.schema };
+    if (format.strict !== undefined) jsonSchema.strict = format.strict;
+    body.response_format = { type: "json_schema", json_schema: jsonSchema };
+  }
+  if (settings.maxOutputTokens !== undefined) body[caps.maxTokensField] = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) body.temperature = settings.temperature;
+  if (settings.reasoningEffort !== undefined) body.reasoning_effort = settings.reasoningEffort;
+  if (stream) {
+    body.stream = true;
+    if (caps.streamOptions) body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+/** Neutral history → chat messages. One neutral tool message becomes one tool message per result. */
+export function encodeMessages(history: readonly Message[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  for (const m of history) {
+    switch (m.role) {
+      case "user":
+        out.push({ role: "user", content: m.content });
+        break;
+      case "assistant": {
+        const calls = m.toolCalls ?? [];
+        // An empty assistant turn says nothing, and some servers reject empty content.
+        if (calls.length === 0 && m.content === "") break;
+        const msg: ChatMessage = { role: "assistant", content: m.content === "" ? null : m.content };
+        if (calls.length > 0) {
+          msg.tool_calls = calls.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.arguments.trim() === "" ? "{}" : c.arguments },
+          }));
+        }
+        out.push(msg);
+        break;
+      }
+      case "tool":
+        for (const r of m.results) out.push({ role: "tool", tool_call_id: r.callId, content: r.output });
+        break;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,125 @@
+// The neutral request → a Responses API body (POST {baseURL}/responses).
+// Requests are stateless (store: false by default): the whole conversation is sent each
+// time, and what the model produced last time (reasoning items with their encrypted
+// content, web_search_call items, messages with citations, function calls) is replayed
+// from providerData verbatim.
+import type { AssistantMessage, Message } from "../../src/messages.js";
+import type { ModelRequest } from "../../src/provider.js";
+import type { PreparedSchema } from "./prepare.js";
+import { isRecord, str } from "./shared.js";
+
+export interface ResponsesSettings {
+  provider: string;
+  model: string;
+  store: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  reasoning?: { effort?: string; summary?: string };
+  parallelToolCalls?: boolean;
+  /** Ask for reasoning.encrypted_content so reasoning survives a stateless (store: false) replay. */
+  includeEncryptedReasoning: boolean;
+}
+
+export type ResponsesItem = Record<string, unknown>;
+
+export function encodeResponsesRequest(
+  request: ModelRequest,
+  settings: ResponsesSettings,
+  tools: readonly PreparedSchema[],
+  format: PreparedSchema | undefined,
+  stream: boolean,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: settings.model };
+  if (request.system) body.instructions = request.system;
+  body.input = encodeInput(request.messages, settings);
+  const toolList: Record<string, unknown>[] = tools.map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: t.schema,
+    // The Responses API defaults strict to true, so "not strict" must be said.
+    strict: t.strict ?? false,
+  }));
+  if (request.webSearch) toolList.push({ type: "web_search" });
+  if (toolList.length > 0) {
+    body.tools = toolList;
+    if (request.toolChoice === "none") body.tool_choice = "none";
+    if (settings.parallelToolCalls !== undefined && tools.length > 0) body.parallel_tool_calls = settings.parallelToolCalls;
+  }
+  if (format) {
+    body.text = { format: { type: "json_schema", name: format.name, schema: format.schema, strict: format.strict ?? false } };
+  }
+  if (settings.reasoning) body.reasoning = { ...settings.reasoning };
+  if (settings.includeEncryptedReasoning && !settings.store) body.include = ["reasoning.encrypted_content"];
+  if (settings.maxOutputTokens !== undefined) body.max_output_tokens = settings.maxOutputTokens;
+  if (settings.temperature !== undefined) body.temperature = settings.temperature;
+  body.store = settings.store;
+  if (stream) body.stream = true;
+  return body;
+}
+
+export function encodeInput(history: readonly Message[], settings: ResponsesSettings): ResponsesItem[] {
+  const input: ResponsesItem[] = [];
+  for (const m of history) {
+    switch (m.role) {
+      case "user":
+        input.push({ role: "user", content: m.content });
+        break;
+      case "assistant":
+        input.push(...encodeAssistant(m, settings));
+        break;
+      case "tool":
+        for (const r of m.results) input.push({ type: "function_call_output", call_id: r.callId, output: r.output });
+        break;
+    }
+  }
+  return input;
+}
+
+function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings): ResponsesItem[] {
+  const calls = m.toolCalls ?? [];
+  const data = m.providerData;
+  const out: ResponsesItem[] = [];
+  if (data && data.provider === settings.provider && Array.isArray(data.value)) {
+    out.push(...replayItems(data.value, new Set(calls.map((c) => c.id)), settings.store));
+  } else if (m.content !== "") {
+    out.push({ role: "assistant", content: m.content });
+  }
+  // Every call the loop kept must be in the input (its output follows), replayed or not.
+  const present = new Set(out.filter((i) => i.type === "function_call").map((i) => i.call_id));
+  for (const c of calls) {
+    if (present.has(c.id)) continue;
+    out.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments.trim() === "" ? "{}" : c.arguments });
+  }
+  return out;
+}
+
+/**
+ * The items of an earlier response, verbatim, minus what would make the input invalid:
+ * function calls the loop dropped (their outputs are not in the history); under
+ * store: false, reasoning items without encrypted_content (the server cannot look them
+ * up); and a reasoning item whose following item is gone (the API pairs them).
+ */
+export function replayItems(items: readonly unknown[], keptCalls: ReadonlySet<string>, store: boolean): ResponsesItem[] {
+  const keep = items.map((item) => {
+    if (!isRecord(item)) return false;
+    if (item.type === "function_call") return keptCalls.has(str(item.call_id) ?? "");
+    if (item.type === "reasoning" && !store) return typeof item.encrypted_content === "string" && item.encrypted_content !== "";
+    return true;
+  });
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (keep[i] && isRecord(item) && item.type === "reasoning" && !(i + 1 < items.length && keep[i + 1])) keep[i] = false;
+  }
+  return (items.filter((_, i) => keep[i]) as ResponsesItem[]).map(withoutOutputOnlyData);
+}
+
+/**
+ * web_search_call.action.sources is output-only (asked for with include); clients send the
+ * call back without it, and some sources (type "api") have no input form at all.
+ */
+function withoutOutputOnlyData(item: ResponsesItem): ResponsesItem {
+  if (item.type !== "web_search_call" || !isRecord(item.action) || !("sources" in item.action)) return item;
+  const { sources: _drop, ...action } = item.action;
+  return { ...item, action };
+}

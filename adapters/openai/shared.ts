@@ -1,0 +1,45 @@
+// Small pieces both OpenAI decoders use.
+import { ProviderError, StreamError } from "../../src/errors.js";
+
+/** Who is decoding: names the provider in errors and finds the request id once known. */
+export interface DecodeContext {
+  provider: string;
+  requestId?: () => string | undefined;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+export function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/** Parses one SSE data payload; a payload that is not JSON breaks the stream. */
+export function parseEventData(ctx: DecodeContext, data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new StreamError(ctx.provider, `an event is not JSON: ${data.slice(0, 120)}`, { requestId: ctx.requestId?.() });
+  }
+}
+
+/**
+ * An OpenAI error object ({message, type, code, param}) → ProviderError. Used for errors
+ * that arrive inside a 200 response (stream events, failed responses).
+ */
+export function errorFromObject(ctx: DecodeContext, error: unknown, fallback: string): ProviderError {
+  const e = isRecord(error) ? error : {};
+  const type = str(e.type) || str(e.code) || undefined;
+  const message = str(e.message) || fallback;
+  const retryable = type === "server_error" || type === "rate_limit_exceeded" || type === "overloaded_error";
+  return new ProviderError({ provider: ctx.provider, message, type, requestId: ctx.requestId?.(), retryable });
+}
+
+export function invalidResponse(ctx: DecodeContext, message: string, status?: number): ProviderError {
+  return new ProviderError({ provider: ctx.provider, message, type: "invalid_response", status, requestId: ctx.requestId?.() });
+}
