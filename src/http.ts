@@ -179,6 +179,7 @@ async function errorFrom(http: HttpSettings, res: Response): Promise<{ error: Pr
   const text = await res.text().catch(() => "");
   let retryDelay: number | undefined;
   let type: string | undefined;
+  let code: string | undefined;
   let message: string | undefined;
   let requestId = requestIdOf(res);
   try {
@@ -190,6 +191,7 @@ async function errorFrom(http: HttpSettings, res: Response): Promise<{ error: Pr
     type = str(e.type) ?? str(e.status) ?? str(e.code);
     // ... and FastAPI-style {detail: "..."} / {detail: {error: "..."}} (Tavily and many proxies)
     const detail = obj.detail as unknown;
+    code = str(e.code);
     message = str(e.message) ?? str(detail) ?? str((detail as Record<string, unknown> | undefined)?.error);
     requestId ??= str(obj.request_id);
     retryDelay = retryInfoDelay(e.details);
@@ -197,7 +199,9 @@ async function errorFrom(http: HttpSettings, res: Response): Promise<{ error: Pr
     // not JSON: use the text
   }
   const should = res.headers.get("x-should-retry");
-  const retryable = should === "true" ? true : should === "false" ? false : RETRY_STATUS.has(res.status);
+  // An exhausted quota is a 429 that no retry will clear (OpenAI's insufficient_quota).
+  const hopeless = type === "insufficient_quota" || code === "insufficient_quota";
+  const retryable = should === "true" ? true : should === "false" || hopeless ? false : RETRY_STATUS.has(res.status);
   const error = new ProviderError({
     provider: http.provider,
     status: res.status,
