@@ -7,7 +7,7 @@
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
-import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type HttpSettings, type ProviderOptions } from "../src/http.js";
+import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
 import { checkTools } from "./claude/check-tools.js";
 import { replayable } from "./claude/messages.js";
 import { encodeRequest, type BodySettings } from "./claude/request.js";
@@ -83,7 +83,6 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
     const http = httpSettings("claude", opts, DEFAULT_BASE_URL, { maxRetries: request.maxRetries, idleTimeout: request.idleTimeout });
-    const tracked = trackRequestId(http);
     const output = settings.structuredOutput === "tool" ? outputTool(request) : undefined;
     const body = encodeRequest(request, settings, output);
     const history = body.messages;
@@ -91,11 +90,15 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
     const send = async (): Promise<Turn> => {
       const req = { url, headers: headers(), body, signal: request.signal };
       if (!body.stream) {
-        const { body: json, requestId } = await postJSON(tracked.http, req);
+        const { body: json, requestId } = await postJSON(http, req);
         return decodeMessage(json, requestId);
       }
-      const decoder = createStreamDecoder({ onDelta: request.onDelta, requestId: tracked.requestId });
-      await postSSE(tracked.http, req, (event) => decoder.push(event));
+      let requestId: string | undefined;
+      const decoder = createStreamDecoder({ onDelta: request.onDelta, requestId: () => requestId });
+      await postSSE(http, req, (event, id) => {
+        requestId = id;
+        decoder.push(event);
+      });
       return decoder.result();
     };
 
@@ -132,19 +135,4 @@ function withAssistant(history: readonly WireMessage[], turn: Turn): WireMessage
   const last = history[history.length - 1];
   if (last?.role === "assistant") return [...history.slice(0, -1), { role: "assistant", content: [...last.content, ...blocks] }];
   return [...history, { role: "assistant", content: blocks }];
-}
-
-/**
- * Remembers the request-id header of the latest response, so an `error` event in the
- * middle of a stream (after postSSE has the headers) still reports it.
- */
-function trackRequestId(http: HttpSettings): { http: HttpSettings; requestId: () => string | undefined } {
-  let last: string | undefined;
-  const inner = http.fetch;
-  const fetch: typeof globalThis.fetch = async (input, init) => {
-    const res = await inner(input, init);
-    last = res.headers.get("request-id") ?? res.headers.get("x-request-id") ?? undefined;
-    return res;
-  };
-  return { http: { ...http, fetch }, requestId: () => last };
 }

@@ -2,7 +2,7 @@
 //   openai()           the Responses API (default) or Chat Completions (api: "chat")
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 import { UnsupportedSchemaError } from "../src/errors.js";
-import { httpSettings, postJSON, postSSE, trimSlash, type HttpSettings, type ProviderOptions } from "../src/http.js";
+import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
 import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
@@ -208,22 +208,27 @@ async function send(
   const overrides: { maxRetries?: number; idleTimeout?: number } = {};
   if (request.maxRetries !== undefined) overrides.maxRetries = request.maxRetries;
   if (request.idleTimeout !== undefined) overrides.idleTimeout = request.idleTimeout;
-  const http = withRequestIdCapture(httpSettings(name, options, vendorBaseURL, overrides));
+  const http = httpSettings(name, options, vendorBaseURL, overrides);
   const tools = prepareTools(request.tools, mode);
   const format = request.responseSchema ? prepareFormat(request.responseSchema.name, request.responseSchema.schema, mode) : undefined;
   const streaming = request.onDelta !== undefined;
   const exchange = endpoint(request, tools, format, streaming);
   const headers = requestHeaders(options, streaming);
-  const ctx: DecodeContext = { provider: name, requestId: http.requestId };
+  let requestId: string | undefined;
+  const ctx: DecodeContext = { provider: name, requestId: () => requestId };
   const req = { url: exchange.url, headers, body: exchange.body, signal: request.signal };
   let response: ModelResponse;
   if (streaming) {
     const decoder = exchange.stream(ctx, request.onDelta);
-    await postSSE(http.settings, req, (ev) => decoder.push(ev.data));
+    await postSSE(http, req, (ev, id) => {
+      requestId = id;
+      decoder.push(ev.data);
+    });
     response = decoder.finish();
   } else {
-    const { body } = await postJSON(http.settings, req);
-    response = exchange.decodeBody(ctx, body);
+    const answer = await postJSON(http, req);
+    requestId = answer.requestId;
+    response = exchange.decodeBody(ctx, answer.body);
   }
   return restoreStrict(response, tools, format);
 }
@@ -235,16 +240,4 @@ function requestHeaders(options: KeyedOptions, streaming: boolean): Record<strin
   if (options.project) headers["openai-project"] = options.project;
   if (streaming) headers.accept = "text/event-stream";
   return { ...headers, ...options.headers };
-}
-
-/** Remembers the x-request-id of the last response, so errors found inside a 200 stream carry it. */
-function withRequestIdCapture(settings: HttpSettings): { settings: HttpSettings; requestId: () => string | undefined } {
-  let last: string | undefined;
-  const inner = settings.fetch;
-  const wrapped: typeof fetch = async (input, init) => {
-    const res = await inner(input, init);
-    last = res.headers.get("x-request-id") ?? res.headers.get("request-id") ?? undefined;
-    return res;
-  };
-  return { settings: { ...settings, fetch: wrapped }, requestId: () => last };
 }

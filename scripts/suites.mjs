@@ -82,6 +82,8 @@ async function nodeMatrix(runtime) {
 
 export const suites = [
   { name: "typecheck", run: () => check("npx", ["tsc", "-p", "."]) },
+  // The tests are code too: a wrong type there hides a wrong assertion.
+  { name: "typecheck tests", run: () => check("npx", ["tsc", "-p", "tsconfig.test.json"]) },
   { name: "build", run: () => check("npx", ["tsup"]) },
   { name: "node (vitest)", run: () => vitest("node") },
   {

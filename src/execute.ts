@@ -41,7 +41,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
         try {
           release = await sem.acquire(opts.signal);
         } catch {
-          return settle(call, cancelled(call), opts);
+          return settle(cancelled(call), opts);
         }
         try {
           return await runOne(call, opts);
@@ -53,7 +53,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
   }
   const results: ExecutedCall[] = [];
   for (const call of calls) {
-    results.push(opts.signal?.aborted ? settle(call, cancelled(call), opts) : await runOne(call, opts));
+    results.push(opts.signal?.aborted ? settle(cancelled(call), opts) : await runOne(call, opts));
   }
   return results;
 }
@@ -62,7 +62,7 @@ function cancelled(call: ToolCall): ExecutedCall {
   return { callId: call.id, name: call.name.toLowerCase(), output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled" };
 }
 
-function settle(call: ToolCall, r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
+function settle(r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
   opts.onResult?.(r);
   return r;
 }
@@ -77,7 +77,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     const known = [...opts.registry.tools.keys()].join(", ") || "none";
     const message = `unknown tool "${call.name}"; available tools: ${known}`;
     logger.warn("tool error", { tool: name, error: message });
-    return settle(call, result(call, name, errorJSON(message), "unknown_tool", opts), opts);
+    return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
   const started = Date.now();
   const outcome = await invoke(tool, call, opts.signal, logger);
@@ -114,7 +114,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
       }
     }
   }
-  return settle(call, r, opts);
+  return settle(r, opts);
 }
 
 type Invocation = { kind: "ok"; output: string } | { kind: "thrown"; error: unknown } | { kind: "cancelled" };

@@ -39,8 +39,9 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
     const requestId = requestIdOf(res);
     let text: string;
     try {
-      text = await res.text();
+      text = await readText(http, res, req.signal);
     } catch (err) {
+      if (err instanceof IdleTimeoutError) throw err;
       throw bodyError(http, req, err, requestId);
     }
     try {
@@ -64,7 +65,8 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
 export async function postSSE(
   http: HttpSettings,
   req: HttpRequest,
-  onEvent: (event: EventSourceMessage) => void,
+  /** Gets each event and the response's request id (for errors found inside the stream). */
+  onEvent: (event: EventSourceMessage, requestId: string | undefined) => void,
 ): Promise<{ requestId: string | undefined }> {
   const res = await withRetries(http, req, async (r) => r);
   const requestId = requestIdOf(res);
@@ -85,7 +87,7 @@ export async function postSSE(
     onEvent(ev) {
       if (handlerError) return;
       try {
-        onEvent(ev);
+        onEvent(ev, requestId);
       } catch (error) {
         handlerError = { error };
       }
@@ -109,6 +111,25 @@ export async function postSSE(
     throw new StreamError(http.provider, `the stream broke: ${describe(err)}`, { cause: err, requestId });
   }
   return { requestId };
+}
+
+/** The whole body as text; with an idleTimeout, a body that stops sending fails like a stalled stream. */
+async function readText(http: HttpSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
+  if (!http.idleTimeout || !res.body) return res.text();
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const chunk = await readWithIdleTimeout(http, reader, signal);
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    throw err;
+  }
+  return text + decoder.decode();
 }
 
 function readWithIdleTimeout(
@@ -161,6 +182,8 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       }
     } catch (err) {
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
+      // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
+      if (err instanceof ToolloopError) throw err;
       failure = new ConnectionError(http.provider, `request failed: ${scrub(http, describe(err))}`, { cause: err });
     }
     const retryable = failure instanceof ProviderError ? failure.retryable : true;
