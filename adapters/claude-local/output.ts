@@ -1,0 +1,152 @@
+// Reading what the CLI printed: the result JSON, or stream-json events as they arrive.
+import type { Usage } from "../../src/messages.js";
+import type { FinishReason, ModelRequest, ModelResponse } from "../../src/provider.js";
+import { ClaudeCliError } from "./errors.js";
+import type { ProcessResult } from "./process.js";
+
+/** The fields of the CLI's result object that toolloop reads. */
+interface CliResult {
+  type: "result";
+  subtype?: unknown;
+  is_error?: unknown;
+  result?: unknown;
+  errors?: unknown;
+  session_id?: unknown;
+  stop_reason?: unknown;
+  usage?: unknown;
+}
+
+function isResult(v: unknown): v is CliResult {
+  return typeof v === "object" && v !== null && (v as { type?: unknown }).type === "result";
+}
+
+/** `--output-format json` prints one result object (with --verbose, an array of messages). */
+export function parseJSONOutput(stdout: string): CliResult | undefined {
+  const pick = (v: unknown): CliResult | undefined =>
+    isResult(v) ? v : Array.isArray(v) ? [...v].reverse().find(isResult) : undefined;
+  const text = stdout.trim();
+  if (!text) return undefined;
+  try {
+    return pick(JSON.parse(text));
+  } catch {
+    // Something else shared stdout (a warning line): take the last line that is a result.
+    for (const line of text.split("\n").reverse()) {
+      try {
+        const r = pick(JSON.parse(line));
+        if (r) return r;
+      } catch {
+        // not JSON
+      }
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Decodes `--output-format stream-json` (NDJSON): text deltas from partial messages go to
+ * onDelta as they arrive; the result line is kept. Fed arbitrary string chunks.
+ */
+export class StreamDecoder {
+  result: CliResult | undefined;
+  streamedText = false;
+  private buffer = "";
+  constructor(private readonly onDelta: ModelRequest["onDelta"]) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  end(): void {
+    const rest = this.buffer;
+    this.buffer = "";
+    this.line(rest);
+  }
+
+  private line(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return; // not an event; a missing result line is reported at the end
+    }
+    if (isResult(msg)) {
+      this.result = msg;
+      return;
+    }
+    const m = msg as {
+      type?: unknown;
+      parent_tool_use_id?: unknown;
+      event?: { type?: unknown; delta?: { type?: unknown; text?: unknown } };
+    };
+    if (m.type !== "stream_event" || m.event?.type !== "content_block_delta") return;
+    // A subagent's text (Claude Code's Task tool) is not part of the answer.
+    if (typeof m.parent_tool_use_id === "string") return;
+    const d = m.event.delta;
+    if (d?.type === "text_delta" && typeof d.text === "string" && d.text !== "") {
+      this.streamedText = true;
+      this.onDelta?.({ type: "text-delta", text: d.text });
+    }
+  }
+}
+
+export function toResponse(result: CliResult | undefined, run: ProcessResult, command: string): ModelResponse {
+  const base = { command, exitCode: run.code, signal: run.signal, stderr: run.stderr };
+  if (!result) {
+    if (run.code !== 0) {
+      const how = run.signal ? `was killed by ${run.signal}` : `exited with code ${run.code}`;
+      throw new ClaudeCliError({ ...base, reason: "exit", message: `${command} ${how}` });
+    }
+    const seen = run.stdout.trim().slice(0, 200);
+    throw new ClaudeCliError({
+      ...base,
+      reason: "bad_output",
+      message: `${command} printed no result JSON${seen ? `: ${JSON.stringify(seen)}` : " (stdout was empty)"}`,
+    });
+  }
+  const subtype = typeof result.subtype === "string" ? result.subtype : undefined;
+  const sessionId = typeof result.session_id === "string" ? result.session_id : undefined;
+  if (result.is_error === true || (subtype !== undefined && subtype !== "success")) {
+    const errors = Array.isArray(result.errors) ? result.errors.filter((e): e is string => typeof e === "string") : [];
+    const said = typeof result.result === "string" && result.result ? result.result : errors.join("; ");
+    throw new ClaudeCliError({
+      ...base,
+      reason: "result_error",
+      subtype,
+      sessionId,
+      message: `the CLI reported an error${subtype && subtype !== "success" ? ` (${subtype})` : ""}: ${said || "no details"}`,
+    });
+  }
+  return {
+    text: typeof result.result === "string" ? result.result : "",
+    toolCalls: [],
+    finishReason: finishReason(result.stop_reason),
+    usage: usageOf(result.usage),
+  };
+}
+
+function finishReason(stop: unknown): FinishReason {
+  if (stop === "max_tokens" || stop === "model_context_window_exceeded") return "length";
+  if (stop === "refusal") return "content-filter";
+  return "stop"; // a result is a final answer (older CLIs send no stop_reason)
+}
+
+/** Anthropic usage → neutral, counted as toolloop/claude counts it: cache reads are reported apart. */
+function usageOf(raw: unknown): Usage {
+  const u = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+  const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
+  const cached = num(u.cache_read_input_tokens);
+  if (cached !== undefined) usage.cachedInputTokens = cached;
+  const tools = u.server_tool_use;
+  const searches = typeof tools === "object" && tools !== null ? num((tools as Record<string, unknown>).web_search_requests) : undefined;
+  if (searches !== undefined) usage.webSearches = searches;
+  return usage;
+}
