@@ -12,7 +12,7 @@ import { isRecord, type GenerateContentRequest, type GenerationConfig, type Part
 
 const NAME = "gemini";
 const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
-/** Re-asks after a MALFORMED_FUNCTION_CALL before giving up with finishReason "other". */
+/** Re-asks after a MALFORMED_FUNCTION_CALL before giving up with a ProviderError. */
 const MALFORMED_REASKS = 2;
 
 export interface GeminiThinking {
@@ -86,7 +86,14 @@ export function gemini(options: GeminiOptions): Provider {
       const decoded = await once();
       usage = addUsage(usage, decoded.response.usage);
       if (decoded.finishReason !== "MALFORMED_FUNCTION_CALL") return { ...decoded.response, usage };
-      if (attempt >= MALFORMED_REASKS) return { ...decoded.response, toolCalls: [], finishReason: "other", usage };
+      if (attempt >= MALFORMED_REASKS) {
+        // Returning "" as an answer would hide the failure; nothing was added to history.
+        throw new ProviderError({
+          provider: NAME,
+          type: "MALFORMED_FUNCTION_CALL",
+          message: `the model's function call was still malformed after ${MALFORMED_REASKS} re-asks`,
+        });
+      }
       reaskAfterMalformedCall(body, decoded);
     }
   };

@@ -3,6 +3,8 @@
 // (a trailing comma stays an error): guessing would hand the tool input the model did
 // not write.
 
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "./json-depth.js";
+
 const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
 
 /**
@@ -14,10 +16,15 @@ export function cleanJSON(raw: string): string {
   return clean(raw).text;
 }
 
-/** cleanJSON + JSON.parse in one pass (what clean() parsed is reused). Throws SyntaxError. */
+/**
+ * cleanJSON + JSON.parse in one pass (what clean() parsed is reused). Throws SyntaxError,
+ * also for JSON nested deeper than MAX_ARGUMENT_DEPTH (validators would overflow the stack).
+ */
 export function parseJSONArguments(raw: string): unknown {
   const c = clean(raw);
-  return c.parsed !== undefined ? c.parsed.value : JSON.parse(c.text);
+  if (c.parsed !== undefined) return c.parsed.value;
+  if (nestsDeeperThan(c.text, MAX_ARGUMENT_DEPTH)) throw new SyntaxError(`JSON nested deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+  return JSON.parse(c.text);
 }
 
 type Cleaned = { text: string; parsed?: { value: unknown } };
@@ -53,6 +60,7 @@ function fromFence(body: string): Cleaned {
 }
 
 function tryParse(s: string): { value: unknown } | undefined {
+  if (nestsDeeperThan(s, MAX_ARGUMENT_DEPTH)) return undefined;
   try {
     return { value: JSON.parse(s) };
   } catch {

@@ -21,10 +21,58 @@ export type ErrorCode =
   | "runtime_not_supported"
   | "cli_error";
 
+// The API keys in use, registered by the HTTP layer (httpSettings) when it sends one. Every
+// error is scrubbed of them when it is built (message, and so its stack; the cause chain),
+// so a server or proxy that echoes a key back (an error body, a stream event, a debug page,
+// a custom fetch's error) cannot make an error or a log line carry it. Keys live here and in
+// the provider's closure only, never on an object a caller can print.
+const secrets = new Set<string>();
+
+/** Marks `secret` as text no error may contain. Shorter strings are not keys (and would over-match). */
+export function registerSecret(secret: string): void {
+  if (secret.length >= 8) secrets.add(secret);
+}
+
+/** `text` with every registered secret replaced by "[redacted]". */
+export function redact(text: string): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join("[redacted]");
+  return out;
+}
+
+/** The cause as given, or (when any text in its chain holds a secret) a scrubbed copy of the chain. */
+function redactCause(cause: unknown, depth = 0): unknown {
+  if (secrets.size === 0 || depth > 8 || !leaks(cause, 0)) return cause;
+  if (typeof cause === "string") return redact(cause);
+  const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
+  const copy = new Error(redact(typeof e.message === "string" ? e.message : describeValue(cause)), inner);
+  if (typeof e.name === "string") copy.name = e.name;
+  copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
+  return copy;
+}
+
+function leaks(value: unknown, depth: number): boolean {
+  if (depth > 8 || value === null || value === undefined) return false;
+  if (typeof value === "string") return redact(value) !== value;
+  if (typeof value !== "object") return false;
+  const e = value as { message?: unknown; stack?: unknown; cause?: unknown };
+  const text = `${describeValue(value)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
+  return redact(text) !== text || leaks(e.cause, depth + 1);
+}
+
+function describeValue(value: unknown): string {
+  try {
+    return `${String(value)} ${JSON.stringify(value) ?? ""}`;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 export class ToolloopError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(redact(message), options && "cause" in options ? { cause: redactCause(options.cause) } : options);
     this.code = code;
     this.name = new.target.name;
   }
@@ -152,8 +200,8 @@ export class ProviderError extends ToolloopError {
     super("provider_error", `${where}${init.type ? ` ${init.type}` : ""}: ${init.message}`, { cause: init.cause });
     this.provider = init.provider;
     this.status = init.status;
-    this.type = init.type;
-    this.requestId = init.requestId;
+    this.type = init.type === undefined ? undefined : redact(init.type);
+    this.requestId = init.requestId === undefined ? undefined : redact(init.requestId);
     this.retryable = init.retryable ?? false;
   }
 }

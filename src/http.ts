@@ -2,7 +2,8 @@
 // jitter, Retry-After honoured), abort everywhere (including the backoff sleep), typed
 // errors that never carry the API key, and SSE decoding through eventsource-parser.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
+import { MAX_RESPONSE_DEPTH, nestsDeeperThan } from "./json-depth.js";
+import { abortReason, BrowserKeyError, ConnectionError, registerSecret, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
 
 export type { EventSourceMessage };
 
@@ -43,6 +44,15 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
     } catch (err) {
       if (err instanceof IdleTimeoutError) throw err;
       throw bodyError(http, req, err, requestId);
+    }
+    if (nestsDeeperThan(text, MAX_RESPONSE_DEPTH)) {
+      throw new ProviderError({
+        provider: http.provider,
+        status: res.status,
+        type: "invalid_response",
+        message: `the response body is nested deeper than ${MAX_RESPONSE_DEPTH} levels`,
+        requestId,
+      });
     }
     try {
       return { body: JSON.parse(text), requestId };
@@ -87,6 +97,10 @@ export async function postSSE(
     onEvent(ev) {
       if (handlerError) return;
       try {
+        // Decoders parse and clone each event; a pathologically deep one would overflow the stack.
+        if (nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH)) {
+          throw new StreamError(http.provider, `an event is nested deeper than ${MAX_RESPONSE_DEPTH} levels`, { requestId });
+        }
         onEvent(ev, requestId);
       } catch (error) {
         handlerError = { error };
@@ -161,12 +175,7 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
     let failure: ProviderError | ConnectionError | StreamError;
     let wait: number | undefined;
     try {
-      const res = await http.fetch(req.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...req.headers },
-        body,
-        signal: req.signal,
-      });
+      const res = await send(http, req, body);
       if (res.ok) {
         try {
           return await onOk(res);
@@ -189,6 +198,25 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
     const retryable = failure instanceof ProviderError ? failure.retryable : true;
     if (!retryable || attempt >= http.maxRetries || (wait !== undefined && wait > MAX_RETRY_AFTER_MS)) throw failure;
     await sleep(wait ?? backoff(attempt), req.signal);
+  }
+}
+
+/** One fetch. With an idleTimeout, a server that never sends the response headers fails too. */
+async function send(http: HttpSettings, req: HttpRequest, body: string): Promise<Response> {
+  const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body, signal: req.signal };
+  const ms = http.idleTimeout;
+  if (!ms) return http.fetch(req.url, init);
+  // The fetch gets its own signal: the caller's abort is forwarded to it, the timer aborts
+  // it with an IdleTimeoutError (which fetch rejects with). The body is read under it too.
+  const controller = new AbortController();
+  const { signal } = req;
+  if (signal?.aborted) controller.abort(abortReason(signal));
+  else signal?.addEventListener("abort", () => controller.abort(abortReason(signal)), { once: true });
+  const timer = setTimeout(() => controller.abort(new IdleTimeoutError(http.provider, ms)), ms);
+  try {
+    return await http.fetch(req.url, { ...init, signal: controller.signal });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -345,6 +373,7 @@ export function httpSettings(
   defaultBaseURL: string,
   overrides: { maxRetries?: number; idleTimeout?: number },
 ): HttpSettings {
+  if (options.apiKey) registerSecret(options.apiKey);
   if (options.apiKey && !options.dangerouslyAllowBrowser && isBrowser() && sameHost(options.baseURL ?? defaultBaseURL, defaultBaseURL)) {
     throw new BrowserKeyError(provider);
   }

@@ -5,7 +5,7 @@ import { abortReason, MaxStepsError } from "./errors.js";
 import { executeCalls, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
-import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolResult, type Usage } from "./messages.js";
+import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolCall, type ToolResult, type Usage } from "./messages.js";
 import type { FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
 import type { Registry } from "./registry.js";
 import type { JSONSchema } from "./schema.js";
@@ -70,7 +70,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (last && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
     const response = await callModel(history, cfg, opts, last ? "none" : "auto");
     usage = addUsage(usage, response.usage);
-    const calls = last ? [] : response.toolCalls;
+    const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
     const message: AssistantMessage = { role: "assistant", content: response.text };
     if (calls.length) message.toolCalls = calls;
     if (response.providerData) message.providerData = response.providerData;
@@ -108,6 +108,31 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     stepFinished();
     if (signal?.aborted) throw abortReason(signal);
   }
+}
+
+/**
+ * The step's calls with one id each. A model (or a compatible server) that reuses an id
+ * within a step would need two results under one id, which no provider accepts; the later
+ * call gets a fresh id (`<id>_2`, ...), so every call is run and answered exactly once.
+ * Adapters replay at most one call per id from providerData and send the renamed ones
+ * from the neutral history.
+ */
+function uniqueCallIds(calls: ToolCall[], logger: Logger): ToolCall[] {
+  const taken = new Set(calls.map((c) => c.id));
+  const used = new Set<string>();
+  return calls.map((c) => {
+    if (c.id !== "" && !used.has(c.id)) {
+      used.add(c.id);
+      return c;
+    }
+    const base = c.id || "call";
+    let n = 2;
+    while (taken.has(`${base}_${n}`) || used.has(`${base}_${n}`)) n++;
+    const id = `${base}_${n}`;
+    used.add(id);
+    logger.warn("tool call id reused in one step; renamed", { tool: c.name, id: c.id, renamed: id });
+    return { ...c, id };
+  });
 }
 
 /**

@@ -133,6 +133,7 @@ function safeStringify(value: unknown): string {
   try {
     return JSON.stringify(value, replacer) ?? "null";
   } catch (err) {
-    return JSON.stringify({ error: `tool result could not be serialised: ${(err as Error).message}` });
+    // e.g. a toJSON that throws: the call failed, and the model is told so as a tool error.
+    throw new Error(`the tool result could not be serialised: ${(err as Error).message}`, { cause: err });
   }
 }

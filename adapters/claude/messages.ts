@@ -43,7 +43,10 @@ export function assistantBlocks(m: AssistantMessage): Block[] {
       sent.add(id);
     }
     if (b.type === "text" && isBlank(b.text)) continue;
-    blocks.push(structuredClone(b));
+    const copy = structuredClone(b);
+    // The API takes only an object input; the loop already answered a call that had another.
+    if (copy.type === "tool_use" && !isRecord(copy.input)) copy.input = {};
+    blocks.push(copy);
   }
   // A kept call missing from the stored blocks still needs its tool_use for the result.
   for (const c of calls) if (!sent.has(c.id)) blocks.push(toolUse(c));

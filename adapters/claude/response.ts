@@ -46,7 +46,8 @@ export function toModelResponse(turn: Turn, usage: Usage = toUsage(turn.usage)):
       toolCalls.push({
         id: String(block.id ?? ""),
         name: String(block.name ?? ""),
-        arguments: raw ?? JSON.stringify(isRecord(block.input) ? block.input : {}),
+        // A non-object input (a broken gateway) reaches validation as it is, not as a silent {}.
+        arguments: raw ?? (block.input === undefined ? "{}" : JSON.stringify(block.input)),
       });
     }
   });

@@ -3,6 +3,7 @@
 // arbitrary byte boundaries. It rebuilds the same message a non-streaming request would
 // have returned, plus the raw argument text of each tool call as the model wrote it.
 import { ProviderError, StreamError } from "../../src/errors.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { Delta } from "../../src/provider.js";
 import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
 
@@ -213,6 +214,8 @@ function str(v: unknown): string {
 }
 
 function tryParse(text: string): unknown {
+  // Too deep to clone or validate: left unparsed, so the loop answers it as invalid input.
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -68,8 +68,10 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
   const addCall = (part: Part, deltas: Delta[]) => {
     const fc = part.functionCall!;
     const name = typeof fc.name === "string" ? fc.name : "";
-    const args = isRecord(fc.args) ? fc.args : {};
-    const argsJSON = JSON.stringify(args);
+    // Args that are not an object (a broken server) reach validation as they are; the
+    // part kept for replay gets {} because the API takes only a Struct there.
+    const argsJSON = fc.args === undefined ? "{}" : JSON.stringify(fc.args);
+    if (fc.args !== undefined && !isRecord(fc.args)) fc.args = {};
     const id = typeof fc.id === "string" && fc.id ? fc.id : callId(responseId, calls.length, name, argsJSON);
     calls.push({ id, name, arguments: argsJSON });
     parts.push(part);

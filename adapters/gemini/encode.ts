@@ -9,6 +9,7 @@
 // - tool → a "user" content of functionResponse parts, in the order of the calls.
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import {
@@ -120,7 +121,8 @@ function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map
       const wireId = typeof part.functionCall.id === "string" && part.functionCall.id ? part.functionCall.id : undefined;
       const id = wireId ?? value.callIds[k];
       k++;
-      if (id === undefined || !keep.has(id)) {
+      // not kept by the loop, or a second call under an id already sent (the loop renamed it)
+      if (id === undefined || !keep.has(id) || responseIds.has(id)) {
         if (part.thoughtSignature) droppedSignature = true;
         continue;
       }
@@ -178,6 +180,9 @@ function argsObject(args: string): Record<string, unknown> {
 }
 
 function objectOrUndefined(text: string): Record<string, unknown> | undefined {
+  // Deeply nested JSON (a tool's output, arguments from another provider) stays text: as an
+  // object it would overflow the stack when the request body is serialised.
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return isRecord(v) ? v : undefined;

@@ -68,17 +68,26 @@ export function parseJsonPath(path: string): Segment[] | undefined {
   return out.length ? out : undefined;
 }
 
+/**
+ * Sets a value at a path the server chose. Keys are data: only own properties are followed
+ * and every write defines an own property, so a path like `$.__proto__.x` or
+ * `$.constructor.prototype.x` builds plain nested objects instead of reaching a prototype.
+ */
 function setAt(root: Record<string, unknown>, path: Segment[], value: unknown): void {
   let node: Record<string, unknown> | unknown[] = root;
   for (let k = 0; k < path.length - 1; k++) {
     const key = path[k]!;
     const nextIsIndex = typeof path[k + 1] === "number";
-    const current: unknown = (node as Record<string | number, unknown>)[key];
+    const current: unknown = Object.hasOwn(node, key) ? (node as Record<string | number, unknown>)[key] : undefined;
     if (typeof current !== "object" || current === null) {
       const created = nextIsIndex ? [] : {};
-      (node as Record<string | number, unknown>)[key] = created;
+      define(node, key, created);
       node = created;
     } else node = current as Record<string, unknown> | unknown[];
   }
-  (node as Record<string | number, unknown>)[path[path.length - 1]!] = value;
+  define(node, path[path.length - 1]!, value);
+}
+
+function define(node: object, key: Segment, value: unknown): void {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
 }

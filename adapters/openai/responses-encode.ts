@@ -96,14 +96,21 @@ function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings): Resp
 
 /**
  * The items of an earlier response, verbatim, minus what would make the input invalid:
- * function calls the loop dropped (their outputs are not in the history); under
- * store: false, reasoning items without encrypted_content (the server cannot look them
- * up); and a reasoning item whose following item is gone (the API pairs them).
+ * function calls the loop dropped (their outputs are not in the history); a second call
+ * under an id already replayed (the loop renamed it, so it is sent from the neutral
+ * history); under store: false, reasoning items without encrypted_content (the server
+ * cannot look them up); and a reasoning item whose following item is gone (the API pairs them).
  */
 export function replayItems(items: readonly unknown[], keptCalls: ReadonlySet<string>, store: boolean): ResponsesItem[] {
+  const replayed = new Set<string>();
   const keep = items.map((item) => {
     if (!isRecord(item)) return false;
-    if (item.type === "function_call") return keptCalls.has(str(item.call_id) ?? "");
+    if (item.type === "function_call") {
+      const id = str(item.call_id) ?? "";
+      if (!keptCalls.has(id) || replayed.has(id)) return false;
+      replayed.add(id);
+      return true;
+    }
     if (item.type === "reasoning" && !store) return typeof item.encrypted_content === "string" && item.encrypted_content !== "";
     return true;
   });

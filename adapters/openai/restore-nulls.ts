@@ -1,6 +1,7 @@
 // Undoes the strict-mode rewrite on the model's output: a `null` the model had to write
 // for a property the ORIGINAL schema left optional becomes an absent property again, so
 // the tool's own validation (and ask()) sees what the user's schema describes.
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { JSONSchema } from "../../src/schema.js";
 
 /**
@@ -29,12 +30,14 @@ function restore(value: unknown, node: unknown, root: JSONSchema, state: { chang
     const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj)) {
+      // define(), not out[k] = ...: a "__proto__" key the model wrote stays an own
+      // property instead of becoming the object's prototype (and vanishing from the JSON).
       if (!Object.hasOwn(properties, k)) {
-        out[k] = v;
+        define(out, k, v);
       } else if (v === null && !required.has(k)) {
         state.changed = true;
       } else {
-        out[k] = restore(v, properties[k], root, state, guard + 1);
+        define(out, k, restore(v, properties[k], root, state, guard + 1));
       }
     }
     return out;
@@ -52,6 +55,10 @@ function restore(value: unknown, node: unknown, root: JSONSchema, state: { chang
     }
   }
   return value;
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Follows local $refs ("#", "#/$defs/x", any JSON pointer into the root). */
@@ -83,6 +90,8 @@ function pointer(root: unknown, ptr: string): unknown {
  * schema's shape. Returns `text` unchanged when it is not JSON or nothing was removed.
  */
 export function restoreJSONText(text: string, original: JSONSchema): string {
+  // Arguments this deep are refused by the loop anyway; re-serialising them would overflow the stack.
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -121,14 +121,16 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
     expect(JSON.parse(out)).toEqual({ a: { v: 1 }, b: { v: 1 }, me: "[Circular]" });
   });
 
-  it("turns a result whose serialisation throws into an error object instead of throwing", async () => {
+  it("rejects with a plain Error (a tool error for the loop) when serialising the result throws", async () => {
     const evil = {
       toJSON() {
         throw new Error("no JSON for you");
       },
     };
-    const out = await echo(() => evil).call('{"city":"x"}', ctx());
-    expect(JSON.parse(out)).toEqual({ error: expect.stringContaining("no JSON for you") });
+    const r = await settle(echo(() => evil).call('{"city":"x"}', ctx()));
+    expect(r.ok).toBe(false);
+    expect(r.ok ? undefined : (r.error as Error).message).toContain("no JSON for you");
+    expect(r.ok ? undefined : (r.error as { code?: string }).code).toBeUndefined();
   });
 
   it("rejects non-JSON arguments with FailedUnmarshalInputError and never runs the handler", async () => {

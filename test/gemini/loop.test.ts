@@ -199,15 +199,14 @@ describe("gemini() in the loop", () => {
     });
   });
 
-  it("a MALFORMED_FUNCTION_CALL that persists ends the step with finishReason other", async () => {
-    await withMock({ script: [{ malformed: true }, { malformed: true }, { malformed: true }] }, async (mock) => {
+  it("a MALFORMED_FUNCTION_CALL that persists after the re-asks is a typed error, and the history stays valid", async () => {
+    await withMock({ script: [{ malformed: true }, { malformed: true }, { malformed: true }, { text: "Sorry." }] }, async (mock) => {
       const client = createClient({ provider: providerFor(mock), tools: [getWeather] });
-      const events = await collect(client.stream("Weather?"));
+      const err = await collect(client.stream("Weather?")).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "provider_error", type: "MALFORMED_FUNCTION_CALL" });
       expect(mock.requests).toHaveLength(3); // the call and two re-asks
-      expect(events.filter((e) => e.type === "step-finish")).toMatchObject([{ finishReason: "other" }]);
-      expect(events[events.length - 1]).toMatchObject({ type: "finish", text: "" });
-      const usage = (events.find((e) => e.type === "step-finish") as { usage: { inputTokens: number } }).usage;
-      expect(usage.inputTokens).toBeGreaterThan(0); // all three attempts counted
+      expect(client.history).toEqual([{ role: "user", content: "Weather?" }]);
+      expect(await client.chat("Never mind.")).toBe("Sorry.");
       expectValidRequests(mock);
     });
   });
