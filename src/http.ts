@@ -82,7 +82,7 @@ export async function postSSE(
   const requestId = requestIdOf(res);
   const type = res.headers.get("content-type") ?? "";
   if (!type.includes("text/event-stream")) {
-    const text = await res.text().catch(() => "");
+    const text = await readText(http, res, req.signal).catch(() => "");
     throw new ProviderError({
       provider: http.provider,
       status: res.status,
@@ -111,7 +111,7 @@ export async function postSSE(
   const decoder = new TextDecoder();
   try {
     for (;;) {
-      const chunk = await readWithIdleTimeout(http, reader, req.signal);
+      const chunk = await readChunk(http, reader, req.signal);
       if (chunk.done) break;
       parser.feed(decoder.decode(chunk.value, { stream: true }));
       if (handlerError) throw handlerError.error;
@@ -127,15 +127,18 @@ export async function postSSE(
   return { requestId };
 }
 
-/** The whole body as text; with an idleTimeout, a body that stops sending fails like a stalled stream. */
+/**
+ * The whole body as text. Read chunk by chunk (see readChunk) so that an abort, or with an
+ * idleTimeout a body that stops sending, ends the read.
+ */
 async function readText(http: HttpSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
-  if (!http.idleTimeout || !res.body) return res.text();
+  if ((!http.idleTimeout && !signal) || !res.body) return res.text();
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let text = "";
   try {
     for (;;) {
-      const chunk = await readWithIdleTimeout(http, reader, signal);
+      const chunk = await readChunk(http, reader, signal);
       if (chunk.done) break;
       text += decoder.decode(chunk.value, { stream: true });
     }
@@ -146,22 +149,46 @@ async function readText(http: HttpSettings, res: Response, signal: AbortSignal |
   return text + decoder.decode();
 }
 
-function readWithIdleTimeout(
+/**
+ * One read of a response body. It settles on the caller's abort even when the body does
+ * not: Node's fetch (undici) never settles a pending read when the signal aborts after the
+ * whole response has arrived but before it was read (the abort no longer reaches the
+ * body), so relying on fetch to end the body would leave the run waiting forever. With
+ * an idleTimeout it also fails when no byte comes for that long.
+ */
+function readChunk(
   http: HttpSettings,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal | undefined,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {
   const ms = http.idleTimeout;
-  if (!ms) return reader.read();
+  if (!ms && !signal) return reader.read();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new IdleTimeoutError(http.provider, ms)), ms);
+    if (signal?.aborted) return reject(abortReason(signal));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      cleanup();
+      reject(abortReason(signal!));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    // Listening before read(): a body's pull may run (and the abort land) inside read() itself.
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (ms) {
+      timer = setTimeout(() => {
+        cleanup();
+        reject(new IdleTimeoutError(http.provider, ms));
+      }, ms);
+    }
     reader.read().then(
       (r) => {
-        clearTimeout(timer);
+        cleanup();
         resolve(r);
       },
       (e) => {
-        clearTimeout(timer);
+        cleanup();
         reject(signal?.aborted ? abortReason(signal) : e);
       },
     );
@@ -185,7 +212,7 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
           else throw err;
         }
       } else {
-        const answer = await errorFrom(http, res);
+        const answer = await errorFrom(http, res, req.signal);
         failure = answer.error;
         wait = retryAfter(res.headers) ?? answer.retryDelay;
       }
@@ -226,8 +253,12 @@ function bodyError(http: HttpSettings, req: HttpRequest, err: unknown, requestId
 }
 
 /** Builds a ProviderError from an error response, reading the common body shapes. */
-async function errorFrom(http: HttpSettings, res: Response): Promise<{ error: ProviderError; retryDelay: number | undefined }> {
-  const text = await res.text().catch(() => "");
+async function errorFrom(
+  http: HttpSettings,
+  res: Response,
+  signal: AbortSignal | undefined,
+): Promise<{ error: ProviderError; retryDelay: number | undefined }> {
+  const text = await readText(http, res, signal).catch(() => "");
   let retryDelay: number | undefined;
   let type: string | undefined;
   let code: string | undefined;
