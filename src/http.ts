@@ -131,7 +131,10 @@ export async function postSSE(
  * The whole body as text. Read chunk by chunk (see readChunk) so that an abort, or with an
  * idleTimeout a body that stops sending, ends the read.
  */
-async function readText(http: HttpSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
+/** What body reads need of the settings: the idle limit, and the provider name for its error. */
+export type ReadSettings = Pick<HttpSettings, "idleTimeout" | "provider">;
+
+export async function readText(http: ReadSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
   if ((!http.idleTimeout && !signal) || !res.body) return res.text();
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -156,8 +159,8 @@ async function readText(http: HttpSettings, res: Response, signal: AbortSignal |
  * body), so relying on fetch to end the body would leave the run waiting forever. With
  * an idleTimeout it also fails when no byte comes for that long.
  */
-function readChunk(
-  http: HttpSettings,
+export function readChunk(
+  http: ReadSettings,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal | undefined,
 ): Promise<ReadableStreamReadResult<Uint8Array>> {

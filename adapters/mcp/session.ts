@@ -6,7 +6,10 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
-import type { FetchFn } from "../../src/http.js";
+import { readChunk, readText, type FetchFn, type ReadSettings } from "../../src/http.js";
+
+/** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts readChunk). */
+const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
 import { createMessageReader } from "./sse-reader.js";
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
@@ -99,7 +102,7 @@ export function createSession(options: SessionOptions): Session {
     if (type === "application/json") {
       let body: unknown;
       try {
-        body = JSON.parse(await res.text());
+        body = JSON.parse(await readText(READ, res, signal));
       } catch (err) {
         if (signal?.aborted) throw abortReason(signal);
         throw new ProviderError({ provider: PROVIDER, status: res.status, type: "invalid_response", message: `the response body is not JSON (${describe(err)})` });
@@ -164,7 +167,7 @@ export function createSession(options: SessionOptions): Session {
     const id = nextId++;
     try {
       const res = await post({ jsonrpc: "2.0", id, method, params }, signal);
-      if (!res.ok) throw await httpError(res);
+      if (!res.ok) throw await httpError(res, signal);
       return { response: await readAnswer(res, id, signal), res };
     } catch (err) {
       // Tell the server to stop working on it (spec: cancel with a notification, since a
@@ -195,7 +198,7 @@ export function createSession(options: SessionOptions): Session {
     version = result.protocolVersion;
     sessionId = res.headers.get("mcp-session-id") ?? undefined;
     const ack = await post({ jsonrpc: "2.0", method: "notifications/initialized" }, signal);
-    if (!ack.ok) throw await httpError(ack);
+    if (!ack.ok) throw await httpError(ack, signal);
     await ack.body?.cancel().catch(() => {});
     return {
       protocolVersion: version,
@@ -236,8 +239,9 @@ function unwrap(response: JsonRpcResponse, status: number): Record<string, unkno
 }
 
 /** A non-2xx answer as a ProviderError, with the JSON-RPC error message when the body has one. */
-async function httpError(res: Response): Promise<ProviderError> {
-  const text = await res.text().catch(() => "");
+async function httpError(res: Response, signal?: AbortSignal): Promise<ProviderError> {
+  const text = await readText(READ, res, signal).catch(() => "");
+  if (signal?.aborted) throw abortReason(signal);
   let message = text.slice(0, 300) || res.statusText || "request failed";
   let type: string | undefined;
   try {
@@ -271,7 +275,7 @@ async function pump(res: Response, feed: (text: string) => void, done: () => boo
   const decoder = new TextDecoder();
   try {
     for (;;) {
-      const chunk = await reader.read();
+      const chunk = await readChunk(READ, reader, signal);
       if (chunk.done) break;
       feed(decoder.decode(chunk.value, { stream: true }));
       if (done()) break;
