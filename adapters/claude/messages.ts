@@ -43,10 +43,9 @@ export function assistantBlocks(m: AssistantMessage): Block[] {
       sent.add(id);
     }
     if (b.type === "text" && isBlank(b.text)) continue;
-    const copy = structuredClone(b);
-    // The API takes only an object input; the loop already answered a call that had another.
-    if (copy.type === "tool_use" && !isRecord(copy.input)) copy.input = {};
-    blocks.push(copy);
+    // Sent as stored (the body is serialised right away, never changed). The API takes only
+    // an object input; the loop already answered a call that had another.
+    blocks.push(b.type === "tool_use" && !isRecord(b.input) ? { ...b, input: {} } : b);
   }
   // A kept call missing from the stored blocks still needs its tool_use for the result.
   for (const c of calls) if (!sent.has(c.id)) blocks.push(toolUse(c));
@@ -55,7 +54,7 @@ export function assistantBlocks(m: AssistantMessage): Block[] {
 
 /** Drops the blocks the API refuses in a replayed turn (empty text). */
 export function replayable(blocks: readonly Block[]): Block[] {
-  return blocks.filter((b) => !(b.type === "text" && isBlank(b.text))).map((b) => structuredClone(b));
+  return blocks.filter((b) => !(b.type === "text" && isBlank(b.text)));
 }
 
 function textBlocks(text: string): Block[] {

@@ -128,7 +128,8 @@ function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map
       }
       responseIds.set(id, wireId);
     }
-    parts.push(structuredClone(part));
+    // Sent as stored (the body is serialised right away); only a part that is changed is copied.
+    parts.push(part);
   }
   // Calls the parts do not hold (an edited history): sent the neutral way.
   for (const c of calls) {
@@ -138,7 +139,8 @@ function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map
   }
   const callParts = parts.filter((p) => isRecord(p.functionCall));
   if (droppedSignature && callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
-    callParts[0]!.thoughtSignature = SKIP_SIGNATURE;
+    const first = callParts[0]!;
+    parts[parts.indexOf(first)] = { ...first, thoughtSignature: SKIP_SIGNATURE };
   }
   if (parts.length === 0 && m.content) parts.push({ text: m.content });
   return { parts, responseIds };
@@ -183,6 +185,9 @@ function objectOrUndefined(text: string): Record<string, unknown> | undefined {
   // Deeply nested JSON (a tool's output, arguments from another provider) stays text: as an
   // object it would overflow the stack when the request body is serialised.
   if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
+  // Most tool outputs are plain text: not starting with "{" they cannot be an object, and
+  // a throwing JSON.parse per output per request was the hot spot of a Gemini loop.
+  if (text.trimStart().charCodeAt(0) !== 0x7b /* { */) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return isRecord(v) ? v : undefined;
