@@ -9,7 +9,7 @@ import { runLoop, type LoopConfig, type RunOptions, type RunResult, type StreamE
 import type { Message } from "./messages.js";
 import type { Provider } from "./provider.js";
 import { createRegistry, type Registry } from "./registry.js";
-import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
 import type * as v from "valibot";
 
@@ -55,7 +55,7 @@ export interface Client {
   /** Sends `prompt` (or, without one, continues the history) and resolves to the final text. */
   chat(prompt?: string, options?: CallOptions): Promise<string>;
   /** Like chat, but the answer must be JSON matching `schema`; resolves to the validated value. */
-  ask<S extends SchemaInput | JSONSchema>(prompt: string, schema: S, options?: CallOptions): Promise<Infer<S>>;
+  ask<S extends SchemaInput>(prompt: string, schema: S, options?: CallOptions): Promise<Infer<S>>;
   /** Like chat, as an async iterable of events ending with `finish`. Breaking out aborts the run. */
   stream(prompt?: string, options?: CallOptions): AsyncIterable<StreamEvent>;
   /** A JSON-serializable copy of the conversation. */
@@ -130,8 +130,11 @@ export function createClient(options: ClientOptions): Client {
       return (await run(prompt, { signal: callOptions?.signal })).text;
     },
     async ask(prompt, schema, callOptions) {
-      const { json, typed } = schemaParts(schema);
-      const validate = compileValidator(json, typed);
+      if (!isSchemaInput(schema)) {
+        throw new TypeError("ask() takes a valibot schema or a Standard Schema; wrap a raw JSON Schema with jsonSchema()");
+      }
+      const json = toJSONSchema(schema);
+      const validate = compileValidator(schema);
       const responseSchema = { name: "response", schema: json };
       const check = async (text: string): Promise<{ ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] }> => {
         // Unlike tool arguments, an empty answer is not "{}": the model said nothing.
@@ -195,13 +198,6 @@ function positiveInt(value: number | undefined, fallback: number, name: string):
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
-}
-
-function schemaParts(schema: SchemaInput | JSONSchema): { json: JSONSchema; typed?: SchemaInput } {
-  const s = schema as { kind?: unknown; "~standard"?: unknown };
-  if (s.kind === "schema" || s["~standard"]) return { json: toJSONSchema(schema as SchemaInput), typed: schema as SchemaInput };
-  const { $schema: _drop, ...json } = schema as JSONSchema;
-  return { json };
 }
 
 /**

@@ -3,7 +3,8 @@ export { createClient, type Client, type ClientOptions, type CallOptions } from 
 export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions } from "./tool.js";
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";
-export { toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+export { toJSONSchema, type JSONSchema, type SchemaInput, type StandardJSONSchemaLike } from "./schema.js";
+export { jsonSchema } from "./json-schema.js";
 export { silentLogger, type Logger } from "./log.js";
 export type { StreamEvent, RunResult } from "./loop.js";
 export type { ToolOutcome } from "./execute.js";

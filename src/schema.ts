@@ -1,6 +1,9 @@
 // Schemas in, JSON Schema out, and validation without code generation (Workers forbid
-// eval / new Function, so no ajv): @cfworker/json-schema interprets the schema.
-import { Validator } from "@cfworker/json-schema";
+// eval / new Function). A typed schema is validated by its own library (valibot, or any
+// Standard Schema), which also applies its transforms; a raw JSON Schema is wrapped by
+// jsonSchema() (json-schema.ts), which interprets it with @cfworker/json-schema. One
+// validator per schema: checking valibot input against its JSON Schema form as well would
+// do the work twice, and would put a JSON Schema interpreter in every bundle.
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { ValidationIssue } from "./errors.js";
@@ -10,13 +13,18 @@ export type JSONSchema = { [key: string]: unknown };
 
 type AnyValibot = v.GenericSchema | v.GenericSchemaAsync;
 
-/** A Standard Schema that can also describe itself as JSON Schema (Standard JSON Schema). */
-interface StandardJSONSchemaLike {
+/** A Standard Schema (https://standardschema.dev) that can also describe itself as JSON Schema. */
+export interface StandardJSONSchemaLike<Output = unknown> {
   "~standard": {
-    validate(value: unknown): unknown;
+    validate(value: unknown): StandardResult<Output> | Promise<StandardResult<Output>>;
     jsonSchema?: { input(options: { target: string }): Record<string, unknown> };
+    types?: { input: unknown; output: Output };
   };
 }
+
+type StandardResult<Output> =
+  | { value: Output; issues?: undefined }
+  | { issues: readonly { message: string; path?: readonly unknown[] }[] };
 
 /** The schema forms tool() and ask() accept. */
 export type SchemaInput = AnyValibot | StandardJSONSchemaLike;
@@ -25,17 +33,22 @@ function isValibot(s: unknown): s is AnyValibot {
   return typeof s === "object" && s !== null && (s as { kind?: unknown }).kind === "schema" && "~run" in s;
 }
 
+/** True for the schema objects tool() and ask() take (not a raw JSON Schema). */
+export function isSchemaInput(s: unknown): s is SchemaInput {
+  return isValibot(s) || (typeof s === "object" && s !== null && typeof (s as StandardJSONSchemaLike)["~standard"]?.validate === "function");
+}
+
 /** Converts a valibot (or Standard JSON Schema) schema to a plain JSON Schema without `$schema`. */
 export function toJSONSchema(schema: SchemaInput): JSONSchema {
   let out: Record<string, unknown>;
   if (isValibot(schema)) {
     // "ignore": transforms and custom checks have no JSON Schema form; valibot still
-    // enforces them after the JSON Schema check (see compileValidator).
+    // enforces them when it validates.
     out = toJsonSchema(schema as v.GenericSchema, { errorMode: "ignore" }) as Record<string, unknown>;
   } else if (schema["~standard"]?.jsonSchema) {
     out = schema["~standard"].jsonSchema.input({ target: "draft-07" });
   } else {
-    throw new TypeError("expected a valibot schema or a Standard Schema with JSON Schema support");
+    throw new TypeError("expected a valibot schema, or a Standard Schema with JSON Schema support (wrap a raw JSON Schema with jsonSchema())");
   }
   const { $schema: _drop, ...rest } = out;
   return rest;
@@ -44,45 +57,17 @@ export function toJSONSchema(schema: SchemaInput): JSONSchema {
 export type ValidateResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 export type ValidateFn = (value: unknown) => ValidateResult | Promise<ValidateResult>;
 
-/** A validator for a JSON Schema and, when given, the typed schema it came from (for transforms). */
-export function compileValidator(json: JSONSchema, typed?: SchemaInput): ValidateFn {
-  const validator = new Validator(json as never, "2020-12", false);
-  const checkJSON = (value: unknown): ValidationIssue[] | undefined => {
-    const r = validator.validate(value);
-    if (r.valid) return undefined;
-    // cfworker reports every failing keyword up the tree; the leaves are the useful ones.
-    const leaves = r.errors.filter((e) => !r.errors.some((o) => o !== e && o.instanceLocation.startsWith(e.instanceLocation + "/")));
-    const list = (leaves.length ? leaves : r.errors).map((e) => ({
-      path: e.instanceLocation.replace(/^#/, "") || "/",
-      message: e.error,
-    }));
-    return dedupeIssues(list);
-  };
-  if (!typed) {
-    return (value) => {
-      const issues = checkJSON(value);
-      return issues ? { ok: false, issues } : { ok: true, value };
-    };
+/** The schema's own validator, as a ValidateFn (valibot directly; others through Standard Schema). */
+export function compileValidator(schema: SchemaInput): ValidateFn {
+  if (isValibot(schema)) {
+    if (schema.async) return (value) => v.safeParseAsync(schema, value).then(fromValibot);
+    return (value) => fromValibot(v.safeParse(schema as v.GenericSchema, value));
   }
-  if (isValibot(typed)) {
-    const isAsync = typed.async;
-    return (value) => {
-      const issues = checkJSON(value);
-      if (issues) return { ok: false, issues };
-      if (isAsync) return v.safeParseAsync(typed, value).then(fromValibot);
-      return fromValibot(v.safeParse(typed as v.GenericSchema, value));
-    };
-  }
-  const std = typed["~standard"];
+  const std = schema["~standard"];
   return async (value) => {
-    const issues = checkJSON(value);
-    if (issues) return { ok: false, issues };
-    const r = (await std.validate(value)) as { value?: unknown; issues?: { message: string; path?: unknown[] }[] };
+    const r = await std.validate(value);
     if (!r.issues) return { ok: true, value: r.value };
-    return {
-      ok: false,
-      issues: r.issues.map((i) => ({ path: "/" + (i.path ?? []).map(pathKey).join("/"), message: i.message })),
-    };
+    return { ok: false, issues: r.issues.map((i) => ({ path: "/" + (i.path ?? []).map(pathKey).join("/"), message: i.message })) };
   };
 }
 
@@ -99,14 +84,4 @@ function fromValibot(r: v.SafeParseResult<v.GenericSchema>): ValidateResult {
       message: i.message,
     })),
   };
-}
-
-function dedupeIssues(list: ValidationIssue[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  return list.filter((i) => {
-    const k = i.path + "\0" + i.message;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }

@@ -5,7 +5,8 @@ import type * as v from "valibot";
 import { parseJSONArguments } from "./clean-json.js";
 import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
 import type { Logger } from "./log.js";
-import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
+import { jsonSchema } from "./json-schema.js";
+import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn } from "./schema.js";
 
 export interface ToolContext {
   /** Aborted when the run is aborted (or the tool's timeout passes). */
@@ -54,8 +55,8 @@ export interface JsonToolOptions {
 
 /** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
 export function jsonTool(options: JsonToolOptions): Tool {
-  const { $schema: _drop, ...parameters } = options.parameters;
-  return build(options.name, options.description, parameters, undefined, options.run, options.timeout);
+  const input = jsonSchema(options.parameters);
+  return build(options.name, options.description, toJSONSchema(input), input, options.run, options.timeout);
 }
 
 type Run = (input: unknown, ctx: ToolContext) => unknown;
@@ -64,7 +65,7 @@ function build(
   name: string,
   description: string,
   parameters: JSONSchema,
-  typed: SchemaInput | undefined,
+  typed: SchemaInput,
   run: Run,
   timeout: number | undefined,
 ): Tool {
@@ -73,7 +74,7 @@ function build(
   if (parameters.type !== "object") {
     throw new InvalidToolError(`tool "${name}": the input schema must describe an object (got type ${JSON.stringify(parameters.type)})`);
   }
-  const validate = compileValidator(parameters, typed);
+  const validate = compileValidator(typed);
   const t: Tool = {
     name,
     description,
@@ -88,12 +89,18 @@ function build(
 }
 
 /** Parses raw model arguments and validates them; FailedUnmarshalInputError on any problem. */
-export async function parseAndValidate(input: string, validate: ReturnType<typeof compileValidator>): Promise<unknown> {
+export async function parseAndValidate(input: string, validate: ValidateFn): Promise<unknown> {
   let parsed: unknown;
   try {
     parsed = parseJSONArguments(input);
   } catch (err) {
     throw new FailedUnmarshalInputError(`not valid JSON (${(err as Error).message})`, [], { cause: err });
+  }
+  // Tool input is an object by contract (the schema's root is type "object"); checked here
+  // because some validators take an array for an object (valibot's object() does).
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    const got = parsed === null ? "null" : Array.isArray(parsed) ? "an array" : `a ${typeof parsed}`;
+    throw new FailedUnmarshalInputError(`the arguments must be a JSON object, got ${got}`, [{ path: "/", message: `expected an object, got ${got}` }]);
   }
   const r = await validate(parsed);
   if (!r.ok) {

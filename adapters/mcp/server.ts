@@ -5,7 +5,8 @@
 import { abortReason, InvalidToolError, isToolloopError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
-import { compileValidator, type ValidateFn } from "../../src/schema.js";
+import { jsonSchemaValidator } from "../../src/json-schema.js";
+import type { ValidateFn } from "../../src/schema.js";
 import type { Tool } from "../../src/tool.js";
 import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { inputErrorsAreToolResults, negotiateVersion, type ProtocolVersion } from "./versions.js";
@@ -56,7 +57,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
   const validators = new Map<string, ValidateFn>();
   const validatorFor = (name: string, tool: Tool): ValidateFn => {
     let v = validators.get(name);
-    if (!v) validators.set(name, (v = compileValidator(tool.parameters)));
+    if (!v) validators.set(name, (v = jsonSchemaValidator(tool.parameters)));
     return v;
   };
 

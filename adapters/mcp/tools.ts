@@ -3,7 +3,8 @@
 // trip), sends tools/call under the remote tool's original name, and turns the result
 // into the string a Tool returns; a remote isError result rejects with its text.
 import { FailedUnmarshalInputError, ProviderError, type ValidationIssue } from "../../src/errors.js";
-import { compileValidator, type JSONSchema, type ValidateFn } from "../../src/schema.js";
+import { jsonSchemaValidator } from "../../src/json-schema.js";
+import type { JSONSchema, ValidateFn } from "../../src/schema.js";
 import { parseAndValidate, type Tool } from "../../src/tool.js";
 import type { FetchFn } from "../../src/http.js";
 import { readToolResult } from "./content.js";
@@ -88,7 +89,7 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string): To
     isObject(value) ? { ok: true, value } : { ok: false, issues: [{ path: "/", message: "must be an object" }] };
   const validator: ValidateFn = async (value) => {
     try {
-      compiled ??= compileValidator(remote.parameters);
+      compiled ??= jsonSchemaValidator(remote.parameters);
       return await compiled(value);
     } catch {
       compiled = shapeOnly;

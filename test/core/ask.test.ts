@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, isToolloopError, tool, type UserMessage } from "../../src/index.js";
+import { createClient, isToolloopError, jsonSchema, tool, type UserMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";
 
@@ -40,10 +40,12 @@ describe("ask()", () => {
     expect(await createClient({ provider }).ask("When?", schema)).toEqual({ when: [2024, 1, 2] });
   });
 
-  it("accepts a raw JSON Schema", async () => {
+  it("accepts a raw JSON Schema wrapped with jsonSchema(), and refuses an unwrapped one", async () => {
     const provider = scriptedProvider(['{"n":3}']);
-    const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
-    expect(await createClient({ provider }).ask("n?", schema)).toEqual({ n: 3 });
+    const raw = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+    expect(await createClient({ provider }).ask("n?", jsonSchema<{ n: number }>(raw))).toEqual({ n: 3 });
+    expect(provider.requests[0]!.responseSchema!.schema).toEqual({ type: "object", properties: { n: { type: "integer" } }, required: ["n"] });
+    await expect(createClient({ provider }).ask("n?", raw as never)).rejects.toThrow(/jsonSchema\(\)/);
     expect(provider.requests[0]!.responseSchema!.schema).not.toHaveProperty("$schema");
   });
 

@@ -5,7 +5,7 @@ import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/res
 import { findSchemaProblem } from "../../adapters/openai/schema-check.js";
 import { toStrictSchema } from "../../adapters/openai/strict-schema.js";
 import { toJSONSchema, type JSONSchema } from "../../src/schema.js";
-import { compileValidator } from "../../src/schema.js";
+import { jsonSchemaValidator } from "../../src/json-schema.js";
 import { schemaError } from "../mock/openai-chat.js";
 
 function strict(schema: JSONSchema): JSONSchema {
@@ -143,7 +143,7 @@ describe("restoreOptionalNulls", () => {
   });
 
   it("makes the model's strict output valid for the original schema", async () => {
-    const validate = compileValidator(schema);
+    const validate = jsonSchemaValidator(schema);
     const modelOutput = { city: "Paris", unit: null, note: null, where: null, stops: [{ name: "a", eta: null }] };
     expect((await validate(modelOutput)).ok).toBe(false);
     expect((await validate(restoreOptionalNulls(modelOutput, schema).value)).ok).toBe(true);
@@ -163,7 +163,7 @@ describe("restoreOptionalNulls", () => {
   });
 
   it("round-trips: absent → null (what strict mode makes the model write) → absent", () => {
-    const validate = compileValidator(schema);
+    const validate = jsonSchemaValidator(schema);
     const arb = fc.record(
       {
         city: fc.string(),

@@ -1,0 +1,7 @@
+// The hand-written fetch loop (the floor), gemini format.
+import * as raw from "./raw/loop.mjs";
+import { gemini } from "./raw/gemini.mjs";
+
+export const jsonAgent = ({ base }) => raw.jsonAgent(gemini, base);
+export const streamAgent = ({ base }) => raw.streamAgent(gemini, base);
+export const decode = ({ base }) => raw.decode(gemini, base);

@@ -1,0 +1,8 @@
+// Types for test/size, which imports bundleSize from this plain-JS helper.
+export interface BundleSize {
+  code: string;
+  minified: number;
+  gzip: number;
+  nodeImports: string[];
+}
+export declare function bundleSize(agentFile: string, exportName?: string): Promise<BundleSize>;
