@@ -344,7 +344,8 @@ export function backoff(attempt: number): number {
   return Math.min(8000, 500 * 2 ** attempt) * (1 - Math.random() * 0.25);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits `ms`, or rejects with the abort reason as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const onAbort = () => {

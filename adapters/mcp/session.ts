@@ -6,7 +6,7 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
-import { readChunk, readText, type FetchFn, type ReadSettings } from "../../src/http.js";
+import { readChunk, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
 
 /** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts readChunk). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
@@ -288,21 +288,6 @@ async function pump(res: Response, feed: (text: string) => void, done: () => boo
   } finally {
     reader.cancel().catch(() => {});
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function describe(err: unknown): string {
