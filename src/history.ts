@@ -27,6 +27,9 @@ export function healHistory(history: Message[]): number {
     if (m.role !== "assistant" || !m.toolCalls?.length) continue;
     const next = history[i + 1];
     const given = next?.role === "tool" ? next.results : [];
+    // Checked before every request over the whole history: the common case (every call
+    // answered once, in order) is confirmed without building anything.
+    if (answersInOrder(m.toolCalls, given)) continue;
     const byId = new Map<string, ToolResult>();
     for (const r of given) if (!byId.has(r.callId)) byId.set(r.callId, r);
     const results: ToolResult[] = m.toolCalls.map(
@@ -40,6 +43,22 @@ export function healHistory(history: Message[]): number {
     else history.splice(i + 1, 0, tm);
   }
   return repairs;
+}
+
+/**
+ * True when `results` answer `calls` one to one, in call order, with no callId repeated: the
+ * history needs no repair here. Repeats are looked for only among short lists (a step's calls);
+ * a long list goes to the full check.
+ */
+function answersInOrder(calls: readonly { id: string }[], results: readonly ToolResult[]): boolean {
+  const n = calls.length;
+  if (results.length !== n || n > 16) return false;
+  for (let k = 0; k < n; k++) {
+    const id = results[k]!.callId;
+    if (id !== calls[k]!.id) return false;
+    for (let j = 0; j < k; j++) if (results[j]!.callId === id) return false;
+  }
+  return true;
 }
 
 /** Checks the shape of a message handed in from outside (add(), createClient({ history })). */

@@ -108,10 +108,11 @@ export async function postSSE(
     },
   });
   const reader = res.body.getReader();
+  const reads = chunkReader(http, reader, req.signal);
   const decoder = new TextDecoder();
   try {
     for (;;) {
-      const chunk = await readChunk(http, reader, req.signal);
+      const chunk = await reads.read();
       if (chunk.done) break;
       parser.feed(decoder.decode(chunk.value, { stream: true }));
       if (handlerError) throw handlerError.error;
@@ -123,12 +124,14 @@ export async function postSSE(
     if (req.signal?.aborted) throw abortReason(req.signal);
     if (err instanceof ToolloopError) throw err; // already typed (adapter or idle timeout)
     throw new StreamError(http.provider, `the stream broke: ${describe(err)}`, { cause: err, requestId });
+  } finally {
+    reads.close();
   }
   return { requestId };
 }
 
 /**
- * The whole body as text. Read chunk by chunk (see readChunk) so that an abort, or with an
+ * The whole body as text. Read chunk by chunk (see chunkReader) so that an abort, or with an
  * idleTimeout a body that stops sending, ends the read.
  */
 /** What body reads need of the settings: the idle limit, and the provider name for its error. */
@@ -137,65 +140,77 @@ export type ReadSettings = Pick<HttpSettings, "idleTimeout" | "provider">;
 export async function readText(http: ReadSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
   if ((!http.idleTimeout && !signal) || !res.body) return res.text();
   const reader = res.body.getReader();
+  const reads = chunkReader(http, reader, signal);
   const decoder = new TextDecoder();
   let text = "";
   try {
     for (;;) {
-      const chunk = await readChunk(http, reader, signal);
+      const chunk = await reads.read();
       if (chunk.done) break;
       text += decoder.decode(chunk.value, { stream: true });
     }
   } catch (err) {
     reader.cancel().catch(() => {});
     throw err;
+  } finally {
+    reads.close();
   }
   return text + decoder.decode();
 }
 
 /**
- * One read of a response body. It settles on the caller's abort even when the body does
- * not: Node's fetch (undici) never settles a pending read when the signal aborts after the
- * whole response has arrived but before it was read (the abort no longer reaches the
- * body), so relying on fetch to end the body would leave the run waiting forever. With
- * an idleTimeout it also fails when no byte comes for that long.
+ * Reads a response body chunk by chunk; each read settles on the caller's abort even when
+ * the body does not. Node's fetch (undici) never settles a pending read when the signal
+ * aborts after the whole response has arrived but before it was read (the abort no longer
+ * reaches the body), so relying on fetch to end the body would leave the run waiting
+ * forever. With an idleTimeout a read also fails when no byte comes for that long. One
+ * abort listener serves the whole body (one per read is a measurable share of a streamed
+ * request); close() when done reading.
  */
-export function readChunk(
+export function chunkReader(
   http: ReadSettings,
   reader: ReadableStreamDefaultReader<Uint8Array>,
   signal: AbortSignal | undefined,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
+): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; close(): void } {
   const ms = http.idleTimeout;
-  if (!ms && !signal) return reader.read();
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      cleanup();
-      reject(abortReason(signal!));
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
+  if (!ms && !signal) return { read: () => reader.read(), close: () => {} };
+  // Reads are sequential: at most one is pending, and `fail` settles it early.
+  let fail: ((error: unknown) => void) | undefined;
+  const onAbort = () => fail?.(abortReason(signal!));
+  // Listening before read(): a body's pull may run (and the abort land) inside read() itself.
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return {
+    read() {
+      return new Promise((resolve, reject) => {
+        if (signal?.aborted) return reject(abortReason(signal));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const done = () => {
+          clearTimeout(timer);
+          if (fail === failThis) fail = undefined;
+        };
+        const failThis = (error: unknown) => {
+          done();
+          reject(error);
+        };
+        fail = failThis;
+        if (ms) timer = setTimeout(() => failThis(new IdleTimeoutError(http.provider, ms)), ms);
+        reader.read().then(
+          (r) => {
+            done();
+            resolve(r);
+          },
+          (e) => {
+            done();
+            reject(signal?.aborted ? abortReason(signal) : e);
+          },
+        );
+      });
+    },
+    close() {
+      fail = undefined;
       signal?.removeEventListener("abort", onAbort);
-    };
-    // Listening before read(): a body's pull may run (and the abort land) inside read() itself.
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (ms) {
-      timer = setTimeout(() => {
-        cleanup();
-        reject(new IdleTimeoutError(http.provider, ms));
-      }, ms);
-    }
-    reader.read().then(
-      (r) => {
-        cleanup();
-        resolve(r);
-      },
-      (e) => {
-        cleanup();
-        reject(signal?.aborted ? abortReason(signal) : e);
-      },
-    );
-  });
+    },
+  };
 }
 
 async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: Response) => Promise<T>): Promise<T> {

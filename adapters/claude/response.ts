@@ -3,7 +3,7 @@
 import { ProviderError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
 import type { FinishReason, ModelResponse } from "../../src/provider.js";
-import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
+import { isBlock, isRecord, type Turn, type WireUsage } from "./wire.js";
 
 /** Reads a non-streaming response body. */
 export function decodeMessage(body: unknown, requestId?: string): Turn {
@@ -53,7 +53,9 @@ export function toModelResponse(turn: Turn, usage: Usage = toUsage(turn.usage)):
   });
   const response: ModelResponse = { text, toolCalls, finishReason: finishReason(turn.stopReason), usage };
   if (turn.content.length > 0) {
-    response.providerData = { provider: "claude", value: structuredClone(turn.content) as Block[] };
+    // The blocks were parsed for this turn alone (stream decoder or response body) and are
+    // not touched again here, so history can own them as they are.
+    response.providerData = { provider: "claude", value: turn.content };
   }
   return response;
 }

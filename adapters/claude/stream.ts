@@ -63,7 +63,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamD
     // Some gateways put content into message_start; keep it as already-finished blocks.
     if (Array.isArray(message.content)) {
       message.content.forEach((b, i) => {
-        if (isBlock(b)) blocks.set(i, building(structuredClone(b)));
+        if (isBlock(b)) blocks.set(i, building(b));
       });
     }
   };
@@ -71,7 +71,9 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamD
   const onBlockStart = (data: Record<string, unknown>) => {
     const index = indexOf(data);
     if (!isBlock(data.content_block)) return fail(`content_block_start ${index} has no content block`);
-    blocks.set(index, building(structuredClone(data.content_block)));
+    // `data` was parsed from this event's text inside push() and nothing else holds it, so the
+    // block can be finished in place: no copy needed.
+    blocks.set(index, building(data.content_block));
   };
 
   const onBlockDelta = (data: Record<string, unknown>) => {

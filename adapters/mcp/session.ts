@@ -6,9 +6,9 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
-import { readChunk, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
+import { chunkReader, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
 
-/** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts readChunk). */
+/** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts chunkReader). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
 import { createMessageReader } from "./sse-reader.js";
 import { isSupportedVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
@@ -272,10 +272,11 @@ async function httpError(res: Response, signal?: AbortSignal): Promise<ProviderE
 async function pump(res: Response, feed: (text: string) => void, done: () => boolean, signal: AbortSignal | undefined): Promise<unknown> {
   if (!res.body) return undefined;
   const reader = res.body.getReader();
+  const reads = chunkReader(READ, reader, signal);
   const decoder = new TextDecoder();
   try {
     for (;;) {
-      const chunk = await readChunk(READ, reader, signal);
+      const chunk = await reads.read();
       if (chunk.done) break;
       feed(decoder.decode(chunk.value, { stream: true }));
       if (done()) break;
@@ -286,6 +287,7 @@ async function pump(res: Response, feed: (text: string) => void, done: () => boo
     if (signal?.aborted) throw abortReason(signal);
     return err;
   } finally {
+    reads.close();
     reader.cancel().catch(() => {});
   }
 }
