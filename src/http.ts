@@ -1,6 +1,7 @@
 // The one way adapters talk HTTP: fetch with bounded retries (exponential backoff with
 // jitter, Retry-After honoured), abort everywhere (including the backoff sleep), typed
-// errors that never carry the API key, and SSE decoding through eventsource-parser.
+// errors that never carry the API key (errors.ts redacts every registered key), and SSE
+// decoding through eventsource-parser.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan } from "./json-depth.js";
 import { abortReason, BrowserKeyError, ConnectionError, registerSecret, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
@@ -20,8 +21,6 @@ export interface HttpSettings {
   maxRetries: number;
   /** ms without a byte on a stream before it fails; undefined = no limit. */
   idleTimeout: number | undefined;
-  /** Strings scrubbed from any error text (the API key). */
-  secrets: readonly string[];
 }
 
 export interface HttpRequest {
@@ -61,7 +60,7 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
         provider: http.provider,
         status: res.status,
         type: "invalid_response",
-        message: `the response body is not JSON: ${scrub(http, text.slice(0, 200))}`,
+        message: `the response body is not JSON: ${text.slice(0, 200)}`,
         requestId,
       });
     }
@@ -87,7 +86,7 @@ export async function postSSE(
       provider: http.provider,
       status: res.status,
       type: "invalid_response",
-      message: `expected an event stream, got ${type || "no content type"}: ${scrub(http, text.slice(0, 200))}`,
+      message: `expected an event stream, got ${type || "no content type"}: ${text.slice(0, 200)}`,
       requestId,
     });
   }
@@ -238,7 +237,7 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
       // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
       if (err instanceof ToolloopError) throw err;
-      failure = new ConnectionError(http.provider, `request failed: ${scrub(http, describe(err))}`, { cause: err });
+      failure = new ConnectionError(http.provider, `request failed: ${describe(err)}`, { cause: err });
     }
     const retryable = failure instanceof ProviderError ? failure.retryable : true;
     if (!retryable || attempt >= http.maxRetries || (wait !== undefined && wait > MAX_RETRY_AFTER_MS)) throw failure;
@@ -306,7 +305,7 @@ async function errorFrom(
     provider: http.provider,
     status: res.status,
     type,
-    message: scrub(http, message ?? (text.slice(0, 300) || res.statusText || "request failed")),
+    message: message ?? (text.slice(0, 300) || res.statusText || "request failed"),
     requestId,
     retryable,
   });
@@ -375,12 +374,6 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   });
 }
 
-function scrub(http: HttpSettings, text: string): string {
-  let out = text;
-  for (const s of http.secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
-  return out;
-}
-
 function describe(err: unknown): string {
   if (err instanceof Error) {
     const cause = (err as { cause?: unknown }).cause;
@@ -432,7 +425,6 @@ export function httpSettings(
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     maxRetries: overrides.maxRetries ?? options.maxRetries ?? 2,
     idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
-    secrets: options.apiKey ? [options.apiKey] : [],
   };
 }
 
