@@ -374,7 +374,8 @@ export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void
   });
 }
 
-function describe(err: unknown): string {
+/** An error as one line: its message, and its cause's (fetch hides the real reason there). */
+export function describe(err: unknown): string {
   if (err instanceof Error) {
     const cause = (err as { cause?: unknown }).cause;
     return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;

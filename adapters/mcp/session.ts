@@ -6,7 +6,7 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
-import { chunkReader, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
+import { chunkReader, describe, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
 
 /** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts chunkReader). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
@@ -290,12 +290,4 @@ async function pump(res: Response, feed: (text: string) => void, done: () => boo
     reads.close();
     reader.cancel().catch(() => {});
   }
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
-  }
-  return String(err);
 }
