@@ -19,7 +19,12 @@ export type ErrorCode =
   | "invalid_history"
   | "browser_key"
   | "runtime_not_supported"
-  | "cli_error";
+  | "cli_error"
+  | "unsupported_content"
+  | "suspended"
+  | "invalid_decision"
+  | "missing_api_key"
+  | "invalid_options";
 
 // The API keys in use, registered by the HTTP layer (httpSettings) when it sends one. Every
 // error is scrubbed of them when it is built (message, and so its stack; the cause chain),
@@ -98,6 +103,11 @@ const CODES: Record<ErrorCode, true> = {
   browser_key: true,
   runtime_not_supported: true,
   cli_error: true,
+  unsupported_content: true,
+  suspended: true,
+  invalid_decision: true,
+  missing_api_key: true,
+  invalid_options: true,
 };
 
 export function isToolloopError(err: unknown, code?: ErrorCode): err is ToolloopError {
@@ -266,6 +276,51 @@ export class BrowserKeyError extends ToolloopError {
       `refusing to send a ${provider} API key from a browser: anyone who opens the page can read it. ` +
         "Use a proxy baseURL that adds the key server-side, or pass dangerouslyAllowBrowser: true.",
     );
+  }
+}
+
+/** A content part the provider cannot take; thrown before anything is sent. */
+export class UnsupportedContentError extends ToolloopError {
+  readonly provider: string;
+  readonly part: string;
+  constructor(provider: string, part: string, why: string) {
+    super("unsupported_content", `${provider} cannot take ${part}: ${why}`);
+    this.provider = provider;
+    this.part = part;
+  }
+}
+
+/** chat()/ask() reached calls that wait for a decision; `pending` lists them (client.pending too). */
+export class SuspendedError extends ToolloopError {
+  readonly pending: readonly { callId: string; name: string; kind: string }[];
+  constructor(pending: readonly { callId: string; name: string; kind: string }[]) {
+    super("suspended", `the run is suspended: ${pending.length} call(s) wait for a decision (${pending.map((p) => `${p.name}: ${p.kind}`).join(", ")})`);
+    this.pending = pending;
+  }
+}
+
+/** A batch of decisions was refused as a whole; nothing ran and the history is unchanged. */
+export class InvalidDecisionError extends ToolloopError {
+  readonly callId: string | undefined;
+  constructor(message: string, callId?: string) {
+    super("invalid_decision", message);
+    this.callId = callId;
+  }
+}
+
+/** No API key was given (or found); nothing was sent. */
+export class MissingApiKeyError extends ToolloopError {
+  readonly provider: string;
+  constructor(provider: string, message: string) {
+    super("missing_api_key", message);
+    this.provider = provider;
+  }
+}
+
+/** A factory or createClient() got options it cannot work with. */
+export class InvalidOptionsError extends ToolloopError {
+  constructor(message: string) {
+    super("invalid_options", message);
   }
 }
 

@@ -3,10 +3,10 @@
 // cancellation all become results, so the history always has an answer for every call.
 import { abortReason, isToolloopError, ToolTimeoutError } from "./errors.js";
 import type { Logger } from "./log.js";
-import type { ToolCall, ToolResult } from "./messages.js";
+import { renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 import { Semaphore } from "./semaphore.js";
-import type { Tool } from "./tool.js";
+import type { Tool, ToolCallResult } from "./tool.js";
 
 export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
 
@@ -87,6 +87,10 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     case "ok":
       logger.info("tool result", { tool: name, ms });
       r = result(call, name, outcome.output, "ok", opts);
+      if (outcome.content) {
+        r.content = capParts(outcome.content, opts.maxToolOutput);
+        r.output = renderParts(r.content);
+      }
       break;
     case "cancelled":
       logger.info("tool cancelled", { tool: name, ms });
@@ -117,7 +121,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
   return settle(r, opts);
 }
 
-type Invocation = { kind: "ok"; output: string } | { kind: "thrown"; error: unknown } | { kind: "cancelled" };
+type Invocation = { kind: "ok"; output: string; content?: ContentPart[] } | { kind: "thrown"; error: unknown } | { kind: "cancelled" };
 
 /** Calls the tool, settling early on run abort or the tool's timeout even if the handler ignores its signal. */
 function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, logger: Logger): Promise<Invocation> {
@@ -142,7 +146,7 @@ function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, log
         finish({ kind: "thrown", error: err });
       }, tool.timeout);
     }
-    let p: Promise<string>;
+    let p: Promise<ToolCallResult>;
     try {
       p = tool.call(call.arguments, { signal: controller.signal, callId: call.id, logger });
     } catch (error) {
@@ -151,9 +155,33 @@ function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, log
       return;
     }
     Promise.resolve(p).then(
-      (output) => finish({ kind: "ok", output: typeof output === "string" ? output : String(output) }),
+      (output) => finish(okOutput(output)),
       (error) => finish({ kind: "thrown", error }),
     );
+  });
+}
+
+/** A string is the output; `{ content }` is media (checked: a hand-written tool may resolve to anything). */
+function okOutput(output: unknown): Invocation {
+  if (typeof output === "string") return { kind: "ok", output };
+  const content = (output as { content?: unknown } | null)?.content;
+  if (Array.isArray(content) && content.every(isPart)) return { kind: "ok", output: "", content: content as ContentPart[] };
+  return { kind: "ok", output: String(output) };
+}
+
+function isPart(p: unknown): boolean {
+  const t = (p as { type?: unknown } | null)?.type;
+  return t === "text" || t === "image" || t === "file";
+}
+
+/** maxToolOutput caps the text of a media result; images and files pass whole. */
+function capParts(parts: ContentPart[], max: number): ContentPart[] {
+  let left = max;
+  return parts.map((p) => {
+    if (p.type !== "text") return p;
+    const text = cap(p.text, Math.max(left, 0));
+    left -= p.text.length;
+    return text === p.text ? p : { type: "text", text };
   });
 }
 

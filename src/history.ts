@@ -2,7 +2,7 @@
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
 import { InvalidHistoryError } from "./errors.js";
-import type { AssistantMessage, Message, ToolMessage, ToolResult } from "./messages.js";
+import type { AssistantMessage, ContentPart, Message, ToolMessage, ToolResult } from "./messages.js";
 
 const REPAIRED_OUTPUT = '{"error":"cancelled"}';
 
@@ -70,8 +70,9 @@ export function checkMessage(m: unknown, where: string): Message {
   const msg = m as Record<string, unknown>;
   switch (msg.role) {
     case "user":
-      if (typeof msg.content !== "string") fail('a user message needs a string "content"');
-      return { role: "user", content: msg.content as string };
+      if (typeof msg.content === "string") return { role: "user", content: msg.content };
+      if (!Array.isArray(msg.content)) fail('a user message needs "content": a string or an array of content parts');
+      return { role: "user", content: checkParts(msg.content as unknown[], `${where}.content`) };
     case "assistant": {
       if (typeof msg.content !== "string") fail('an assistant message needs a string "content"');
       const out: AssistantMessage = { role: "assistant", content: msg.content as string };
@@ -95,11 +96,56 @@ export function checkMessage(m: unknown, where: string): Message {
         results: (msg.results as unknown[]).map((r) => {
           const res = r as Record<string, unknown>;
           if (typeof res?.callId !== "string" || typeof res.output !== "string") fail("a tool result needs string callId and output");
-          return { callId: res.callId as string, name: String(res.name ?? ""), output: res.output as string, isError: res.isError === true };
+          const out: ToolResult = { callId: res.callId as string, name: String(res.name ?? ""), output: res.output as string, isError: res.isError === true };
+          if (res.content !== undefined) {
+            if (!Array.isArray(res.content)) fail('a tool result\'s "content" must be an array of content parts');
+            out.content = checkParts(res.content as unknown as unknown[], `${where}.results.content`);
+          }
+          if (res.pending !== undefined) {
+            const p = res.pending as Record<string, unknown> | null;
+            if (typeof p !== "object" || p === null || (p.kind !== "approval" && p.kind !== "input" && p.kind !== "external")) {
+              fail('a pending tool result needs "pending.kind": "approval", "input" or "external"');
+            }
+            out.pending = structuredClone(p) as unknown as NonNullable<ToolResult["pending"]>;
+          }
+          return out;
         }),
       };
     }
     default:
       return fail(`unknown role ${JSON.stringify(msg.role)} (expected "user", "assistant" or "tool")`);
   }
+}
+
+/** Checks content parts from outside (prompts, saved history): a wrong part fails here, not at the provider. */
+export function checkParts(parts: readonly unknown[], where: string): ContentPart[] {
+  return parts.map((raw, i) => {
+    const p = raw as Record<string, unknown> | null;
+    const fail = (why: string): never => {
+      throw new InvalidHistoryError(`${where}[${i}]: ${why}`);
+    };
+    if (typeof p !== "object" || p === null) return fail("a content part must be an object");
+    const str = (k: string) => typeof p[k] === "string" && p[k] !== "";
+    switch (p.type) {
+      case "text":
+        if (typeof p.text !== "string") fail('a text part needs a string "text"');
+        return { type: "text", text: p.text as string };
+      case "image":
+      case "file": {
+        const hasData = str("data");
+        const hasUrl = str("url");
+        if (hasData === hasUrl) fail(`an ${p.type} part needs exactly one of "data" (base64) or "url"`);
+        if ((hasData || p.type === "file") && !str("mediaType")) fail(`an ${p.type} part needs a "mediaType"`);
+        if (hasData && String(p.data).startsWith("data:")) fail('"data" is base64 without a "data:" prefix (or pass the data: URL as "url")');
+        const part: Record<string, unknown> = { type: p.type };
+        if (hasData) part.data = p.data;
+        if (hasUrl) part.url = p.url;
+        if (str("mediaType")) part.mediaType = p.mediaType;
+        if (p.type === "file" && str("filename")) part.filename = p.filename;
+        return part as unknown as ContentPart;
+      }
+      default:
+        return fail(`unknown content part type ${JSON.stringify(p.type)} (expected "text", "image" or "file")`);
+    }
+  });
 }

@@ -5,20 +5,33 @@ import { abortReason, MaxStepsError } from "./errors.js";
 import { executeCalls, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
-import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolCall, type ToolResult, type Usage } from "./messages.js";
-import type { FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
+import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
+import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
 import type { Registry } from "./registry.js";
 import type { JSONSchema } from "./schema.js";
 import { parseJSONArguments } from "./clean-json.js";
 
 /** What client.stream() yields; the last event is always `finish`. */
 export type StreamEvent =
-  | { type: "text-delta"; text: string }
-  | { type: "tool-call-delta"; callId: string; name: string; argsDelta: string }
+  | Delta
   | { type: "tool-call"; callId: string; name: string; input: unknown; arguments: string }
-  | { type: "tool-result"; callId: string; name: string; output: string; isError: boolean; outcome: ToolOutcome }
-  | { type: "step-finish"; step: number; finishReason: FinishReason; usage: Usage }
-  | { type: "finish"; text: string; steps: number; usage: Usage; toolCalls: number; toolFailures: number };
+  | { type: "tool-result"; callId: string; name: string; output: string; isError: boolean; outcome: ToolOutcome; content?: ContentPart[] }
+  | { type: "step-finish"; step: number; finishReason: FinishReason; usage: Usage; provider?: string }
+  | { type: "compaction"; removed: number; summaryTokens: number }
+  | { type: "suspended"; pending: PendingCall[] }
+  | ({ type: "finish" } & RunResult);
+
+/** A call waiting for a decision (client.pending, SuspendedError.pending, the `suspended` event). */
+export interface PendingCall {
+  callId: string;
+  name: string;
+  /** The parsed arguments (the raw string when they do not parse). */
+  input: unknown;
+  arguments: string;
+  kind: PendingKind;
+  message?: string;
+  schema?: unknown;
+}
 
 export interface LoopConfig {
   provider: Provider;
@@ -43,6 +56,9 @@ export interface RunOptions {
 }
 
 export interface RunResult {
+  /** "suspended": calls wait for decisions (see `pending`); the history holds them. */
+  status: "done" | "suspended";
+  pending: PendingCall[];
   text: string;
   steps: number;
   usage: Usage;
@@ -60,7 +76,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   let toolCalls = 0;
   let toolFailures = 0;
   const finish = (text: string, steps: number): RunResult => {
-    const r = { text, steps, usage, toolCalls, toolFailures };
+    const r: RunResult = { status: "done", pending: [], text, steps, usage, toolCalls, toolFailures };
     emit({ type: "finish", ...r });
     return r;
   };
@@ -100,11 +116,11 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       logger: cfg.logger,
       signal,
       onResult: onEvent
-        ? (r) => emit({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.outcome })
+        ? (r) => emit({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.outcome, ...(r.content ? { content: r.content } : {}) })
         : undefined,
     });
     for (const r of results) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
-    answer(history, message, results.map(({ callId, name, output, isError }) => ({ callId, name, output, isError })));
+    answer(history, message, results.map(({ outcome: _, ...r }) => r));
     stepFinished();
     if (signal?.aborted) throw abortReason(signal);
   }

@@ -1,10 +1,32 @@
 // The provider-neutral message model. Plain JSON all the way down, so `client.history`
 // survives JSON.stringify / JSON.parse and can be stored anywhere (a Durable Object,
 // localStorage, a database) and resumed with `createClient({ history })`.
+//
+// Widened once for 0.2: user turns and tool results may carry content parts (images and
+// files), and a tool result may be *pending* (waiting for an approval, an answer or an
+// external tool's output). A suspended run is nothing but a history whose last tool
+// message has pending results; resuming replaces them with real ones.
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+/** An image: base64 `data` (no "data:" prefix) with its media type, or an https:/data: URL. */
+export type ImagePart =
+  | { type: "image"; mediaType: string; data: string; url?: undefined }
+  | { type: "image"; url: string; mediaType?: string; data?: undefined };
+
+/** A document (PDF and others): base64 `data` or a URL, with its media type. */
+export type FilePart =
+  | { type: "file"; mediaType: string; data: string; filename?: string; url?: undefined }
+  | { type: "file"; url: string; mediaType: string; filename?: string; data?: undefined };
+
+export type ContentPart = TextPart | ImagePart | FilePart;
 
 export interface UserMessage {
   role: "user";
-  content: string;
+  content: string | ContentPart[];
 }
 
 /** A call the model asked for. `arguments` is the raw string the model produced. */
@@ -31,11 +53,35 @@ export interface AssistantMessage {
   providerData?: ProviderData;
 }
 
+export type PendingKind = "approval" | "input" | "external";
+
+/**
+ * Why a tool result is not there yet. Stored in history (plain JSON); `signature` is the
+ * HMAC over (callId, name, arguments, kind) when the client has a `secret`.
+ */
+export interface PendingState {
+  kind: PendingKind;
+  /** requestInput(): the question. */
+  message?: string;
+  /** requestInput(): the JSON Schema the answer must match. */
+  schema?: unknown;
+  /** requestInput(): answers already given to earlier requests of this handler run, in order. */
+  answers?: unknown[];
+  /** Set when an approval was given but the handler then asked for input. */
+  approved?: boolean;
+  signature?: string;
+}
+
 export interface ToolResult {
   callId: string;
   name: string;
+  /** The text rendering the model reads (text parts joined; media named, e.g. "[image image/png]"). */
   output: string;
   isError: boolean;
+  /** Present when the tool returned media; adapters send these parts natively. */
+  content?: ContentPart[];
+  /** Present while the call waits for a decision; such a result is never sent to a provider. */
+  pending?: PendingState;
 }
 
 /** The results of one step's tool calls, in the order of the calls. */
@@ -46,27 +92,48 @@ export interface ToolMessage {
 
 export type Message = UserMessage | AssistantMessage | ToolMessage;
 
+/**
+ * Token counts of one model call (or a sum of them). On every provider `inputTokens` counts all
+ * prompt tokens (cache reads and writes are parts of it) and `outputTokens` all generated
+ * tokens (reasoning is part of it), so figures compare across providers.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
-  /** Input tokens read from the provider's prompt cache (part of inputTokens where the provider counts them so). */
-  cachedInputTokens?: number;
+  /** Prompt tokens served from the provider's cache (part of inputTokens). */
+  cacheReadTokens?: number;
+  /** Prompt tokens written to the provider's cache (part of inputTokens). */
+  cacheWriteTokens?: number;
+  /** Generated tokens spent on reasoning (part of outputTokens). */
+  reasoningTokens?: number;
   /** Provider-side tool uses billed separately, e.g. web searches. */
   webSearches?: number;
+  /** USD, when the client has `pricing`. */
+  cost?: number;
 }
 
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0 };
 }
 
+const OPTIONAL = ["cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "webSearches", "cost"] as const;
+
 export function addUsage(total: Usage, u: Usage): Usage {
   const sum: Usage = {
     inputTokens: total.inputTokens + u.inputTokens,
     outputTokens: total.outputTokens + u.outputTokens,
   };
-  const cached = (total.cachedInputTokens ?? 0) + (u.cachedInputTokens ?? 0);
-  if (total.cachedInputTokens !== undefined || u.cachedInputTokens !== undefined) sum.cachedInputTokens = cached;
-  const searches = (total.webSearches ?? 0) + (u.webSearches ?? 0);
-  if (total.webSearches !== undefined || u.webSearches !== undefined) sum.webSearches = searches;
+  for (const k of OPTIONAL) {
+    if (total[k] !== undefined || u[k] !== undefined) sum[k] = (total[k] ?? 0) + (u[k] ?? 0);
+  }
   return sum;
+}
+
+/** The text rendering of content parts: what a text-only reader (and `ToolResult.output`) sees. */
+export function renderParts(parts: readonly ContentPart[]): string {
+  return parts
+    .map((p) =>
+      p.type === "text" ? p.text : p.type === "image" ? `[image ${p.mediaType ?? "url"}]` : `[file ${p.filename ? `${p.filename} ` : ""}${p.mediaType}]`,
+    )
+    .join("\n");
 }

@@ -21,7 +21,25 @@ export type FinishReason =
 /** Streaming deltas an adapter reports while a response is arriving. */
 export type Delta =
   | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
   | { type: "tool-call-delta"; callId: string; name: string; argsDelta: string };
+
+/**
+ * What the model may do with tools on one request. "required": it must call some tool;
+ * `{ name }`: it must call that tool (the lower-cased registry name).
+ */
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
+
+/**
+ * The one shape every adapter's stream decoder wears: a pure state machine fed one wire
+ * event at a time (an SSE event's data, or a parsed chunk), reporting deltas through the
+ * callback it was built with, and giving the whole response at the end. No I/O, so it is
+ * tested by feeding the same stream split at every boundary.
+ */
+export interface StreamDecoder<Event = string> {
+  push(event: Event): void;
+  finish(): ModelResponse;
+}
 
 export interface ModelRequest {
   system?: string;
@@ -29,8 +47,8 @@ export interface ModelRequest {
   tools: readonly ToolSpec[];
   /** A tool named web_search was set: attach the provider's native web search. */
   webSearch: boolean;
-  /** "none" forbids tool calls for this request (the last call of finalAnswerOnMaxSteps). */
-  toolChoice?: "auto" | "none";
+  /** Default "auto". "none" forbids tool calls (the last call of finalAnswerOnMaxSteps / stopWhen). */
+  toolChoice?: ToolChoice;
   /** ask(): the final answer must be JSON matching this schema. */
   responseSchema?: { name: string; schema: JSONSchema };
   signal?: AbortSignal;
@@ -48,6 +66,8 @@ export interface ModelResponse {
   usage: Usage;
   /** Replayed verbatim on the next request to the same provider. */
   providerData?: ProviderData;
+  /** The provider that answered, when it is not the one called (fallback()). */
+  provider?: string;
 }
 
 export interface Provider {

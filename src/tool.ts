@@ -5,8 +5,16 @@ import type * as v from "valibot";
 import { parseJSONArguments } from "./clean-json.js";
 import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
 import type { Logger } from "./log.js";
+import type { ContentPart } from "./messages.js";
 import { jsonSchema } from "./json-schema.js";
 import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn } from "./schema.js";
+
+/** What a handler asks the person (or app) for; the run suspends until it is answered. */
+export interface InputRequest {
+  message: string;
+  /** JSON Schema, valibot or Standard Schema the answer must match. */
+  schema?: unknown;
+}
 
 export interface ToolContext {
   /** Aborted when the run is aborted (or the tool's timeout passes). */
@@ -14,15 +22,32 @@ export interface ToolContext {
   /** The provider's id for this call. */
   callId: string;
   logger: Logger;
+  /**
+   * Resolves to the answer once one was given; until then it suspends the run (the handler
+   * is abandoned and runs again, with the same input, on resume). Present when the loop
+   * runs the tool; callers outside a client (e.g. MCP) may leave it out.
+   */
+  requestInput?: (request: InputRequest) => Promise<unknown>;
 }
+
+/** Media out of a tool: `toolOutput(parts)` from `run`, or a hand-written `call` resolving to it. */
+export interface ToolOutputContent {
+  content: ContentPart[];
+}
+
+export type ToolCallResult = string | ToolOutputContent;
 
 export interface Tool {
   name: string;
   description: string;
   parameters: JSONSchema;
-  call(input: string, ctx: ToolContext): Promise<string>;
+  call(input: string, ctx: ToolContext): Promise<ToolCallResult>;
   /** ms before the call is abandoned and answered with a timeout error. Default: none. */
   timeout?: number;
+  /** Ask for approval before running (a function gets the parsed arguments). */
+  needsApproval?: boolean | ((input: unknown, ctx: ToolContext) => boolean | Promise<boolean>);
+  /** The loop never runs this tool: its output comes as a decision (externalTool()). */
+  external?: boolean;
 }
 
 type InferInput<S> = S extends v.GenericSchema | v.GenericSchemaAsync
@@ -110,9 +135,19 @@ export async function parseAndValidate(input: string, validate: ValidateFn): Pro
   return r.value;
 }
 
-/** A string result goes to the model verbatim; anything else as JSON that cannot throw. */
-export function toOutput(value: unknown): string {
+const OUTPUT = Symbol.for("toolloop.toolOutput");
+
+/** Wraps content parts as a tool's result: `run` returns `toolOutput([...])` to send media. */
+export function toolOutput(content: ContentPart[]): ToolOutputContent {
+  const out = { content };
+  Object.defineProperty(out, OUTPUT, { value: true });
+  return out;
+}
+
+/** A string result goes to the model verbatim; toolOutput() as parts; anything else as JSON that cannot throw. */
+export function toOutput(value: unknown): ToolCallResult {
   if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[OUTPUT] === true) return value as ToolOutputContent;
   if (value === undefined) return "null";
   try {
     return JSON.stringify(value, bigintReplacer) ?? "null";

@@ -144,7 +144,7 @@ function usageOf(raw: unknown): Usage {
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
   const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
   const cached = num(u.cache_read_input_tokens);
-  if (cached !== undefined) usage.cachedInputTokens = cached;
+  if (cached !== undefined) usage.cacheReadTokens = cached;
   const tools = u.server_tool_use;
   const searches = typeof tools === "object" && tools !== null ? num((tools as Record<string, unknown>).web_search_requests) : undefined;
   if (searches !== undefined) usage.webSearches = searches;

@@ -1,4 +1,5 @@
 // What the CLI is given: its command line and the conversation as one prompt.
+import { renderParts } from "../../src/messages.js";
 import type { Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { ClaudeLocalOptions } from "../claude-local.js";
@@ -45,7 +46,7 @@ export function transcript(messages: readonly Message[]): string {
 function renderTurn(m: Message): string {
   switch (m.role) {
     case "user":
-      return m.content.trim() ? `<user>\n${m.content}\n</user>` : "";
+      { const text = typeof m.content === "string" ? m.content : renderParts(m.content); return text.trim() ? `<user>\n${text}\n</user>` : ""; }
     case "assistant": {
       const calls = (m.toolCalls ?? []).map((c) => `<tool_call name="${c.name}">${c.arguments || "{}"}</tool_call>`);
       const body = [m.content, ...calls].filter((s) => s.trim() !== "").join("\n");

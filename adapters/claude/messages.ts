@@ -2,6 +2,7 @@
 // where every tool_use is answered by a tool_result at the start of the very next user
 // turn, and it rejects empty text blocks; the neutral history may hold consecutive
 // same-role messages and empty texts, so blocks are collected per role and merged.
+import { renderParts } from "../../src/messages.js";
 import { parseJSONArguments } from "../../src/clean-json.js";
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
@@ -15,7 +16,7 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
     else out.push({ role, content: blocks });
   };
   for (const m of history) {
-    if (m.role === "user") push("user", textBlocks(m.content));
+    if (m.role === "user") push("user", textBlocks(typeof m.content === "string" ? m.content : renderParts(m.content)));
     else if (m.role === "assistant") push("assistant", assistantBlocks(m));
     else push("user", m.results.map(toolResult));
   }

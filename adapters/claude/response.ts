@@ -80,7 +80,7 @@ export function finishReason(stop: string | undefined): FinishReason {
 export function toUsage(u: WireUsage): Usage {
   const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
   const cached = num(u.cache_read_input_tokens);
-  if (cached !== undefined) usage.cachedInputTokens = cached;
+  if (cached !== undefined) usage.cacheReadTokens = cached;
   const searches = isRecord(u.server_tool_use) ? num(u.server_tool_use.web_search_requests) : undefined;
   if (searches !== undefined) usage.webSearches = searches;
   return usage;

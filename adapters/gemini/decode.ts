@@ -200,7 +200,7 @@ export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<strin
     inputTokens: n(u?.promptTokenCount) + n(u?.toolUsePromptTokenCount),
     outputTokens: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount),
   };
-  if (typeof u?.cachedContentTokenCount === "number") usage.cachedInputTokens = u.cachedContentTokenCount;
+  if (typeof u?.cachedContentTokenCount === "number") usage.cacheReadTokens = u.cachedContentTokenCount;
   const queries = grounding?.webSearchQueries;
   if (Array.isArray(queries) && queries.length > 0) usage.webSearches = queries.length;
   return usage;

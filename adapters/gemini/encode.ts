@@ -9,6 +9,7 @@
 // - tool → a "user" content of functionResponse parts, in the order of the calls.
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
+import { renderParts } from "../../src/messages.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
@@ -78,7 +79,7 @@ export function encodeContents(messages: readonly Message[]): Content[] {
   let responseIds = new Map<string, string | undefined>();
   let calls: readonly { id: string; name: string }[] = [];
   for (const m of messages) {
-    if (m.role === "user") appendContent(contents, "user", [{ text: m.content }]);
+    if (m.role === "user") appendContent(contents, "user", [{ text: typeof m.content === "string" ? m.content : renderParts(m.content) }]);
     else if (m.role === "assistant") {
       const encoded = encodeAssistant(m);
       responseIds = encoded.responseIds;

@@ -2,6 +2,8 @@
 // One JSON-RPC request in, one JSON-RPC response out; no HTTP here (handler.ts does that),
 // so the protocol can be tested on its own. A tool can never break the server: whatever
 // it throws becomes an isError result.
+import type { ToolCallResult, ToolOutputContent } from "../../src/tool.js";
+import { renderParts } from "../../src/messages.js";
 import { abortReason, InvalidToolError, isToolloopError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
@@ -176,7 +178,7 @@ function invoke(tool: Tool, input: string, callId: string, signal: AbortSignal, 
         finish({ ok: false, error: err });
       }, ms);
     }
-    let p: Promise<string>;
+    let p: Promise<ToolCallResult>;
     try {
       p = tool.call(input, { signal: controller.signal, callId, logger });
     } catch (error) {
@@ -184,7 +186,7 @@ function invoke(tool: Tool, input: string, callId: string, signal: AbortSignal, 
       return;
     }
     Promise.resolve(p).then(
-      (output) => finish({ ok: true, output: typeof output === "string" ? output : String(output) }),
+      (output) => finish({ ok: true, output: typeof output === "string" ? output : renderParts((output as ToolOutputContent).content ?? []) }),
       (error) => finish({ ok: false, error }),
     );
   });

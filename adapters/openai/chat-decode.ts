@@ -11,7 +11,7 @@ export function chatUsage(u: unknown): Usage {
   const usage: Usage = { inputTokens: num(u.prompt_tokens) ?? 0, outputTokens: num(u.completion_tokens) ?? 0 };
   const details = u.prompt_tokens_details;
   const cached = isRecord(details) ? num(details.cached_tokens) : undefined;
-  if (cached !== undefined) usage.cachedInputTokens = cached;
+  if (cached !== undefined) usage.cacheReadTokens = cached;
   return usage;
 }
 

@@ -1,4 +1,5 @@
 // The neutral request → a Chat Completions body (POST {baseURL}/chat/completions).
+import { renderParts } from "../../src/messages.js";
 import type { Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { PreparedSchema } from "./prepare.js";
@@ -82,7 +83,7 @@ export function encodeMessages(history: readonly Message[]): ChatMessage[] {
   for (const m of history) {
     switch (m.role) {
       case "user":
-        out.push({ role: "user", content: m.content });
+        out.push({ role: "user", content: typeof m.content === "string" ? m.content : renderParts(m.content) });
         break;
       case "assistant": {
         const calls = m.toolCalls ?? [];

@@ -19,7 +19,7 @@ export function responsesUsage(u: unknown, items: readonly Item[]): Usage {
     usage.outputTokens = num(u.output_tokens) ?? 0;
     const details = u.input_tokens_details;
     const cached = isRecord(details) ? num(details.cached_tokens) : undefined;
-    if (cached !== undefined) usage.cachedInputTokens = cached;
+    if (cached !== undefined) usage.cacheReadTokens = cached;
   }
   const searches = items.filter((i) => i.type === "web_search_call").length;
   if (searches > 0) usage.webSearches = searches;

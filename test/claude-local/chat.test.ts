@@ -84,7 +84,7 @@ describe("claudeLocal: chat", () => {
     ]);
     const client = createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }) });
     await client.chat("usage please");
-    expect(client.lastRun!.usage).toEqual({ inputTokens: 3, outputTokens: 4, cachedInputTokens: 100, webSearches: 2 });
+    expect(client.lastRun!.usage).toEqual({ inputTokens: 3, outputTokens: 4, cacheReadTokens: 100, webSearches: 2 });
   });
 
   it("reports stop_reason max_tokens as finishReason length", async () => {

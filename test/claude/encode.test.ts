@@ -233,7 +233,7 @@ describe("finish reasons and usage", () => {
     expect(toUsage({ input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 100, server_tool_use: { web_search_requests: 3 } })).toEqual({
       inputTokens: 5,
       outputTokens: 6,
-      cachedInputTokens: 100,
+      cacheReadTokens: 100,
       webSearches: 3,
     });
     expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null })).toEqual({ inputTokens: 0, outputTokens: 0 });

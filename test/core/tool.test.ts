@@ -109,7 +109,7 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
     const loop: Record<string, unknown> = { name: "root", big: 1n };
     loop.self = loop;
     loop.list = [loop, { back: loop }];
-    const out = await echo(() => loop).call('{"city":"x"}', ctx());
+    const out = (await echo(() => loop).call('{"city":"x"}', ctx())) as string;
     expect(JSON.parse(out)).toEqual({ name: "root", big: "1", self: "[Circular]", list: ["[Circular]", { back: "[Circular]" }] });
   });
 
@@ -117,7 +117,7 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
     const shared = { v: 1 };
     const cyc: Record<string, unknown> = { a: shared, b: shared };
     cyc.me = cyc;
-    const out = await echo(() => cyc).call('{"city":"x"}', ctx());
+    const out = (await echo(() => cyc).call('{"city":"x"}', ctx())) as string;
     expect(JSON.parse(out)).toEqual({ a: { v: 1 }, b: { v: 1 }, me: "[Circular]" });
   });
 

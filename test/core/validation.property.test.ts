@@ -101,7 +101,7 @@ async function check(t: Tool, strips: boolean, calls: unknown[], value: unknown,
   const parsed: unknown = JSON.parse(JSON.stringify(value));
   let out: string | undefined;
   try {
-    out = await t.call(text, ctx);
+    out = (await t.call(text, ctx)) as string;
   } catch (err) {
     if (!isToolloopError(err, "failed_unmarshal_input")) throw err; // anything else is a bug
   }

@@ -51,7 +51,7 @@ describe("decoder", () => {
       chunk([{ text: "a" }], {}, { usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } }),
       chunk([{ text: "b" }], { finishReason: "STOP" }, { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 7, thoughtsTokenCount: 30, toolUsePromptTokenCount: 4, cachedContentTokenCount: 60 } }),
     );
-    expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cachedInputTokens: 60 });
+    expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cacheReadTokens: 60 });
   });
 
   it("a stream without a finishReason is a StreamError; a JSON body without one is 'other'", () => {

@@ -60,7 +60,7 @@ export function fromDeltas(deltas: readonly Delta[]): { text: string; calls: { i
   const calls: { id: string; name: string; arguments: string }[] = [];
   for (const d of deltas) {
     if (d.type === "text-delta") text += d.text;
-    else {
+    else if (d.type === "tool-call-delta") {
       const c = calls.find((x) => x.id === d.callId);
       if (c) c.arguments += d.argsDelta;
       else calls.push({ id: d.callId, name: d.name, arguments: d.argsDelta });

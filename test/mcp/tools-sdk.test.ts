@@ -120,7 +120,7 @@ describe("mcpTools ↔ SDK McpServer (SSE responses)", () => {
   });
 
   it("passes structuredContent as JSON when there is no text", async () => {
-    expect(JSON.parse(await byName(tools, "stats").call("{}", ctx()))).toEqual({ count: 3, ok: true });
+    expect(JSON.parse((await byName(tools, "stats").call("{}", ctx())) as string)).toEqual({ count: 3, ok: true });
   });
 
   it("bad JSON or schema-invalid input is a FailedUnmarshalInputError and never reaches the server", async () => {

@@ -73,7 +73,7 @@ describe("chat stream decoder", () => {
       delta({ content: "mine" }, "stop"),
       { choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 4 } } },
     ]);
-    expect(res).toEqual({ text: "mine", toolCalls: [], finishReason: "stop", usage: { inputTokens: 7, outputTokens: 3, cachedInputTokens: 4 } });
+    expect(res).toEqual({ text: "mine", toolCalls: [], finishReason: "stop", usage: { inputTokens: 7, outputTokens: 3, cacheReadTokens: 4 } });
   });
 
   it("a chunk that is not JSON breaks the stream", () => {

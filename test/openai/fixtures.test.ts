@@ -47,8 +47,8 @@ interface Expected {
   usage: Usage;
 }
 
-function usage(inputTokens: number, outputTokens: number, cachedInputTokens: number, webSearches?: number): Usage {
-  const u: Usage = { inputTokens, outputTokens, cachedInputTokens };
+function usage(inputTokens: number, outputTokens: number, cacheReadTokens: number, webSearches?: number): Usage {
+  const u: Usage = { inputTokens, outputTokens, cacheReadTokens };
   if (webSearches !== undefined) u.webSearches = webSearches;
   return u;
 }

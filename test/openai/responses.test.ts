@@ -315,7 +315,7 @@ describe("stream endings and errors (Responses)", () => {
     expect(events.at(-1)).toMatchObject({ type: "finish", text: "Cut sh" });
     const p = provider(m);
     const res = await p.generate({ messages: [{ role: "user", content: "x" }], tools: [], webSearch: false });
-    expect(res).toMatchObject({ text: "Cut sh", finishReason: "length", usage: { inputTokens: 5, outputTokens: 16, cachedInputTokens: 0 } });
+    expect(res).toMatchObject({ text: "Cut sh", finishReason: "length", usage: { inputTokens: 5, outputTokens: 16, cacheReadTokens: 0 } });
     expect(body(m, 0).max_output_tokens).toBe(16);
   });
 

@@ -21,7 +21,7 @@ function ctx(signal: AbortSignal = new AbortController().signal): ToolContext {
 }
 
 async function search(options: Parameters<typeof tavilySearch>[0], args: unknown, signal?: AbortSignal): Promise<TavilySearchOutput> {
-  return JSON.parse(await tavilySearch(options).call(JSON.stringify(args), ctx(signal))) as TavilySearchOutput;
+  return JSON.parse((await tavilySearch(options).call(JSON.stringify(args), ctx(signal))) as string) as TavilySearchOutput;
 }
 
 async function searchError(options: Parameters<typeof tavilySearch>[0], args: unknown): Promise<Error> {
