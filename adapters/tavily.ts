@@ -50,7 +50,8 @@ const DEFAULT_BASE_URL = "https://api.tavily.com";
 const input = v.object({
   query: v.pipe(
     v.string(),
-    v.minLength(2),
+    // Tavily takes any non-empty query; a one-letter one ("C", "R") is a real search.
+    v.minLength(1),
     v.maxLength(400),
     v.description("What to search the web for: a focused search-engine query, not a whole question with context."),
   ),

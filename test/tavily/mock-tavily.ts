@@ -127,7 +127,7 @@ export async function startMockTavily(opts: { apiKey: string; replies?: MockRepl
 
 /** The request body rules of Tavily's documented schema that the tool could get wrong. */
 function checkBody(b: Record<string, unknown>): string | undefined {
-  if (typeof b.query !== "string" || b.query.length < 2) return "Query is too short. Min query length is 2 characters.";
+  if (typeof b.query !== "string" || b.query.trim() === "") return "Query is missing or empty.";
   if ("api_key" in b) return "the key belongs in the Authorization header";
   if (b.max_results !== undefined && !(Number.isInteger(b.max_results) && (b.max_results as number) >= 0 && (b.max_results as number) <= 20)) {
     return "max_results must be an integer from 0 to 20";

@@ -140,10 +140,18 @@ describe("tavilySearch: the tool", () => {
     expect(JSON.stringify(out)).not.toContain("RAW");
   });
 
+  it("a one-character query is a real search (the API takes any non-empty query)", async () => {
+    const m = await serve();
+    const out = await search({ apiKey: KEY, baseURL: m.baseURL }, { query: "C" });
+    expect(m.requests).toHaveLength(1);
+    expect(m.requests[0]!.body).toMatchObject({ query: "C" });
+    expect(out.query).toBe("C");
+  });
+
   it("invalid arguments never reach Tavily", async () => {
     const m = await serve();
     const t = tavilySearch({ apiKey: KEY, baseURL: m.baseURL });
-    for (const args of ["{}", '{"query":"x"}', '{"query":"ok query","max_results":50}', '{"query":"ok query","topic":"sports"}']) {
+    for (const args of ["{}", '{"query":""}', '{"query":"ok query","max_results":50}', '{"query":"ok query","topic":"sports"}']) {
       const err = await t.call(args, ctx()).catch((e: unknown) => e);
       expect(isToolloopError(err, "failed_unmarshal_input")).toBe(true);
     }
