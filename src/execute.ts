@@ -1,12 +1,12 @@
 // Runs one step's tool calls and turns every outcome into a result the model can read.
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
-import { abortReason, isToolloopError, ToolTimeoutError } from "./errors.js";
+import { isToolloopError } from "./errors.js";
+import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
 import { renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 import { Semaphore } from "./semaphore.js";
-import type { Tool, ToolCallResult } from "./tool.js";
 
 export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
 
@@ -80,7 +80,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
   const started = Date.now();
-  const outcome = await invoke(tool, call, opts.signal, logger);
+  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal });
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {
@@ -93,6 +93,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
       }
       break;
     case "cancelled":
+    case "suspended":
       logger.info("tool cancelled", { tool: name, ms });
       r = cancelled(call);
       break;
@@ -107,71 +108,19 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
           schema: tool.parameters,
         };
         r = result(call, name, JSON.stringify(answer), "invalid_input", opts);
-      } else if (err instanceof Error || isErrorLike(err)) {
-        const timedOut = isToolloopError(err, "tool_timeout");
-        logger.warn("tool error", { tool: name, ms, error: (err as Error).message });
-        r = result(call, name, errorJSON((err as Error).message), timedOut ? "timeout" : "error", opts);
       } else {
-        const message = `tool handler panicked: ${describe(err)}`;
-        logger.error("tool panic", { tool: name, ms, error: message });
-        r = result(call, name, errorJSON(message), "panic", opts);
+        const { message, panic } = thrownText(err);
+        if (panic) {
+          logger.error("tool panic", { tool: name, ms, error: message });
+          r = result(call, name, errorJSON(message), "panic", opts);
+        } else {
+          logger.warn("tool error", { tool: name, ms, error: message });
+          r = result(call, name, errorJSON(message), isToolloopError(err, "tool_timeout") ? "timeout" : "error", opts);
+        }
       }
     }
   }
   return settle(r, opts);
-}
-
-type Invocation = { kind: "ok"; output: string; content?: ContentPart[] } | { kind: "thrown"; error: unknown } | { kind: "cancelled" };
-
-/** Calls the tool, settling early on run abort or the tool's timeout even if the handler ignores its signal. */
-function invoke(tool: Tool, call: ToolCall, signal: AbortSignal | undefined, logger: Logger): Promise<Invocation> {
-  if (signal?.aborted) return Promise.resolve({ kind: "cancelled" });
-  const controller = new AbortController();
-  return new Promise<Invocation>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      controller.abort(abortReason(signal!));
-      finish({ kind: "cancelled" });
-    };
-    const finish = (v: Invocation) => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(v);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (tool.timeout !== undefined && tool.timeout > 0) {
-      timer = setTimeout(() => {
-        const err = new ToolTimeoutError(call.name, tool.timeout!);
-        controller.abort(err);
-        finish({ kind: "thrown", error: err });
-      }, tool.timeout);
-    }
-    let p: Promise<ToolCallResult>;
-    try {
-      p = tool.call(call.arguments, { signal: controller.signal, callId: call.id, logger });
-    } catch (error) {
-      // a synchronous throw from a hand-written Tool.call
-      finish({ kind: "thrown", error });
-      return;
-    }
-    Promise.resolve(p).then(
-      (output) => finish(okOutput(output)),
-      (error) => finish({ kind: "thrown", error }),
-    );
-  });
-}
-
-/** A string is the output; `{ content }` is media (checked: a hand-written tool may resolve to anything). */
-function okOutput(output: unknown): Invocation {
-  if (typeof output === "string") return { kind: "ok", output };
-  const content = (output as { content?: unknown } | null)?.content;
-  if (Array.isArray(content) && content.every(isPart)) return { kind: "ok", output: "", content: content as ContentPart[] };
-  return { kind: "ok", output: String(output) };
-}
-
-function isPart(p: unknown): boolean {
-  const t = (p as { type?: unknown } | null)?.type;
-  return t === "text" || t === "image" || t === "file";
 }
 
 /** maxToolOutput caps the text of a media result; images and files pass whole. */
@@ -197,19 +146,4 @@ function cap(output: string, max: number): string {
 
 function errorJSON(message: string): string {
   return JSON.stringify({ error: message });
-}
-
-function isErrorLike(v: unknown): boolean {
-  return typeof v === "object" && v !== null && typeof (v as { message?: unknown }).message === "string" && "stack" in v;
-}
-
-function describe(v: unknown): string {
-  if (typeof v === "string") return v;
-  if (typeof v === "bigint") return `${v}n`;
-  if (typeof v === "symbol" || typeof v === "function" || v === undefined || v === null) return String(v);
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return Object.prototype.toString.call(v);
-  }
 }

@@ -1,0 +1,116 @@
+// One tool invocation, shared by the loop (execute.ts) and the MCP server: the tool's
+// timeout, the caller's abort, a synchronous throw from a hand-written call, and the text
+// a thrown value turns into. It never rejects, so no handler can crash its caller.
+import { abortReason, ToolTimeoutError } from "./errors.js";
+import type { Logger } from "./log.js";
+import type { ContentPart } from "./messages.js";
+import type { InputRequest, Tool, ToolContext } from "./tool.js";
+
+export type Invocation =
+  | { kind: "ok"; output: string; content?: ContentPart[] }
+  | { kind: "thrown"; error: unknown }
+  | { kind: "cancelled" }
+  /** The handler asked for input nobody has given yet; it was abandoned (its signal aborted). */
+  | { kind: "suspended" };
+
+export interface InvokeOptions {
+  callId: string;
+  /** The name errors use (the model's spelling of the call). Default: tool.name. */
+  name?: string;
+  logger: Logger;
+  signal?: AbortSignal | undefined;
+  /**
+   * Backs ctx.requestInput. Resolves with a known answer, or calls `suspend()` (which ends
+   * the invocation as "suspended") and never settles.
+   */
+  requestInput?: (request: InputRequest, suspend: () => void) => Promise<unknown>;
+}
+
+/** Calls the tool, settling early on abort or the tool's timeout even if the handler ignores its signal. */
+export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Promise<Invocation> {
+  const { signal } = opts;
+  if (signal?.aborted) return Promise.resolve({ kind: "cancelled" });
+  const controller = new AbortController();
+  return new Promise<Invocation>((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settled = false;
+    const onAbort = () => {
+      controller.abort(abortReason(signal!));
+      finish({ kind: "cancelled" });
+    };
+    const finish = (v: Invocation) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(v);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (tool.timeout !== undefined && tool.timeout > 0) {
+      timer = setTimeout(() => {
+        const err = new ToolTimeoutError(opts.name ?? tool.name, tool.timeout!);
+        controller.abort(err);
+        finish({ kind: "thrown", error: err });
+      }, tool.timeout);
+    }
+    const ctx: ToolContext = { signal: controller.signal, callId: opts.callId, logger: opts.logger };
+    const ask = opts.requestInput;
+    if (ask) {
+      ctx.requestInput = (request) =>
+        ask(request, () => {
+          // The handler is abandoned: it runs again from the start on resume.
+          controller.abort(new DOMException("the run suspended for input", "AbortError"));
+          finish({ kind: "suspended" });
+        });
+    }
+    let p: Promise<unknown>;
+    try {
+      p = tool.call(input, ctx);
+    } catch (error) {
+      // a synchronous throw from a hand-written Tool.call
+      finish({ kind: "thrown", error });
+      return;
+    }
+    Promise.resolve(p).then(
+      (output) => finish(okOutput(output)),
+      (error) => finish({ kind: "thrown", error }),
+    );
+  });
+}
+
+/** A string is the output; `{ content }` is media (checked: a hand-written tool may resolve to anything). */
+function okOutput(output: unknown): Invocation {
+  if (typeof output === "string") return { kind: "ok", output };
+  const content = (output as { content?: unknown } | null)?.content;
+  if (Array.isArray(content) && content.every(isPart)) return { kind: "ok", output: "", content: content as ContentPart[] };
+  return { kind: "ok", output: String(output) };
+}
+
+function isPart(p: unknown): boolean {
+  const t = (p as { type?: unknown } | null)?.type;
+  return t === "text" || t === "image" || t === "file";
+}
+
+/**
+ * The text a thrown value becomes. An Error (or an error-like object from another realm) gives
+ * its message; anything else is the JS analogue of a panic and is described.
+ */
+export function thrownText(err: unknown): { message: string; panic: boolean } {
+  if (err instanceof Error || isErrorLike(err)) return { message: (err as Error).message, panic: false };
+  return { message: `tool handler panicked: ${describe(err)}`, panic: true };
+}
+
+function isErrorLike(v: unknown): boolean {
+  return typeof v === "object" && v !== null && typeof (v as { message?: unknown }).message === "string" && "stack" in v;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "bigint") return `${v}n`;
+  if (typeof v === "symbol" || typeof v === "function" || v === undefined || v === null) return String(v);
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
