@@ -11,7 +11,8 @@ import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type ProviderOpt
 import { checkTools } from "./claude/check-tools.js";
 import { replayable } from "./claude/messages.js";
 import { encodeRequest, type BodySettings } from "./claude/request.js";
-import { decodeMessage, mergeTurns, toModelResponse, toUsage } from "./claude/response.js";
+import { decodeMessage, mergeTurns, toModelResponse } from "./claude/response.js";
+import { toUsage } from "./claude/usage.js";
 import { createStreamDecoder } from "./claude/stream.js";
 import { outputTool, takeOutputCall, type StructuredOutputMode } from "./claude/structured-output.js";
 import type { Turn, WireMessage } from "./claude/wire.js";

@@ -1,6 +1,6 @@
 // Reading what the CLI printed: the result JSON, or stream-json events as they arrive.
-import type { Usage } from "../../src/messages.js";
 import type { FinishReason, ModelRequest, ModelResponse } from "../../src/provider.js";
+import { finishReason as anthropicFinish, toUsage } from "../claude/usage.js";
 import { ClaudeCliError } from "./errors.js";
 import type { ProcessResult } from "./process.js";
 
@@ -128,25 +128,12 @@ export function toResponse(result: CliResult | undefined, run: ProcessResult, co
     text: typeof result.result === "string" ? result.result : "",
     toolCalls: [],
     finishReason: finishReason(result.stop_reason),
-    usage: usageOf(result.usage),
+    usage: toUsage(result.usage),
   };
 }
 
 function finishReason(stop: unknown): FinishReason {
-  if (stop === "max_tokens" || stop === "model_context_window_exceeded") return "length";
-  if (stop === "refusal") return "content-filter";
-  return "stop"; // a result is a final answer (older CLIs send no stop_reason)
-}
-
-/** Anthropic usage → neutral, counted as toolloop/claude counts it: cache reads are reported apart. */
-function usageOf(raw: unknown): Usage {
-  const u = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-  const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
-  const cached = num(u.cache_read_input_tokens);
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  const tools = u.server_tool_use;
-  const searches = typeof tools === "object" && tools !== null ? num((tools as Record<string, unknown>).web_search_requests) : undefined;
-  if (searches !== undefined) usage.webSearches = searches;
-  return usage;
+  // A result is a final answer: older CLIs send no stop_reason, and its tool turns are its own.
+  const reason = anthropicFinish(stop);
+  return reason === "other" || reason === "tool-calls" ? "stop" : reason;
 }

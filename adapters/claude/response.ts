@@ -2,7 +2,8 @@
 // both arrive here as a Turn, so they are mapped by one function and cannot drift apart.
 import { ProviderError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
-import type { FinishReason, ModelResponse } from "../../src/provider.js";
+import type { ModelResponse } from "../../src/provider.js";
+import { finishReason, toUsage } from "./usage.js";
 import { isBlock, isRecord, type Turn, type WireUsage } from "./wire.js";
 
 /** Reads a non-streaming response body. */
@@ -58,34 +59,4 @@ export function toModelResponse(turn: Turn, usage: Usage = toUsage(turn.usage)):
     response.providerData = { provider: "claude", value: turn.content };
   }
   return response;
-}
-
-export function finishReason(stop: string | undefined): FinishReason {
-  switch (stop) {
-    case "end_turn":
-    case "stop_sequence":
-      return "stop";
-    case "tool_use":
-      return "tool-calls";
-    case "max_tokens":
-    case "model_context_window_exceeded":
-      return "length";
-    case "refusal":
-      return "content-filter";
-    default:
-      return "other";
-  }
-}
-
-export function toUsage(u: WireUsage): Usage {
-  const usage: Usage = { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 };
-  const cached = num(u.cache_read_input_tokens);
-  if (cached !== undefined) usage.cacheReadTokens = cached;
-  const searches = isRecord(u.server_tool_use) ? num(u.server_tool_use.web_search_requests) : undefined;
-  if (searches !== undefined) usage.webSearches = searches;
-  return usage;
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 }

@@ -57,7 +57,9 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamD
     const message = isRecord(data.message) ? data.message : {};
     started = true;
     id = typeof message.id === "string" ? message.id : undefined;
-    stopReason = undefined;
+    // Usually null here, but a continuation (programmatic tool calling) may send the whole
+    // message in message_start, stop_reason included, and no message_delta after it.
+    stopReason = typeof message.stop_reason === "string" ? message.stop_reason : undefined;
     usage = isRecord(message.usage) ? { ...(message.usage as WireUsage) } : {};
     blocks = new Map();
     // Some gateways put content into message_start; keep it as already-finished blocks.

@@ -78,13 +78,13 @@ describe("claudeLocal: chat", () => {
     expect(second!.env.FAKE_CLAUDE_INHERITED).toBeUndefined();
   });
 
-  it("maps the result's usage as toolloop/claude does (cache reads apart)", async () => {
+  it("maps the result's usage as toolloop/claude does (the whole prompt as input, cache reads and writes also apart)", async () => {
     const fake = fakeSession([
       { text: "x", usage: { input_tokens: 3, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 4, server_tool_use: { web_search_requests: 2 } } },
     ]);
     const client = createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }) });
     await client.chat("usage please");
-    expect(client.lastRun!.usage).toEqual({ inputTokens: 3, outputTokens: 4, cacheReadTokens: 100, webSearches: 2 });
+    expect(client.lastRun!.usage).toEqual({ inputTokens: 113, outputTokens: 4, cacheReadTokens: 100, cacheWriteTokens: 10, webSearches: 2 });
   });
 
   it("reports stop_reason max_tokens as finishReason length", async () => {

@@ -5,7 +5,7 @@ import { checkTools } from "../../adapters/claude/check-tools.js";
 import { toWireMessages } from "../../adapters/claude/messages.js";
 import { toOutputSchema } from "../../adapters/claude/output-schema.js";
 import { encodeRequest, type BodySettings } from "../../adapters/claude/request.js";
-import { finishReason, toUsage } from "../../adapters/claude/response.js";
+import { finishReason, toUsage } from "../../adapters/claude/usage.js";
 import { createStreamDecoder } from "../../adapters/claude/stream.js";
 import { isToolloopError, type ProviderError } from "../../src/errors.js";
 import type { Message } from "../../src/messages.js";
@@ -229,12 +229,19 @@ describe("finish reasons and usage", () => {
     );
   });
 
-  it("reads cache reads and web searches, and tolerates missing or null fields", () => {
+  it("counts the whole prompt as input: uncached + cache writes + cache reads, each cached part also alone", () => {
     expect(toUsage({ input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 100, server_tool_use: { web_search_requests: 3 } })).toEqual({
-      inputTokens: 5,
+      inputTokens: 105,
       outputTokens: 6,
       cacheReadTokens: 100,
       webSearches: 3,
+    });
+    // the issue's own example: 3 uncached + 2091 written is a 2094-token prompt
+    expect(toUsage({ input_tokens: 3, cache_creation_input_tokens: 2091, cache_read_input_tokens: 0, output_tokens: 9 })).toEqual({
+      inputTokens: 2094,
+      outputTokens: 9,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 2091,
     });
     expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null })).toEqual({ inputTokens: 0, outputTokens: 0 });
   });

@@ -46,7 +46,7 @@ const streamed: Record<string, Expect[]> = {
       text: "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0 },
+      usage: { inputTokens: 12, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text"],
     },
   ],
@@ -56,7 +56,7 @@ const streamed: Record<string, Expect[]> = {
       // the only input_json_delta is "": the arguments are "{}"
       toolCalls: [call("toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList", "{}")],
       finishReason: "tool-calls",
-      usage: { inputTokens: 565, outputTokens: 48, cacheReadTokens: 0 },
+      usage: { inputTokens: 565, outputTokens: 48, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text", "tool_use"],
       check: (c) => expect(c[1]!.input).toEqual({}),
     },
@@ -66,7 +66,7 @@ const streamed: Record<string, Expect[]> = {
       text: "",
       toolCalls: [call("toolu_01KFbKqPYSuAKujiL6mTfzYA", "json", SF_ARGS)],
       finishReason: "tool-calls",
-      usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0 },
+      usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["tool_use"],
       check: (c) => expect(c[0]!.input).toEqual({ elements: [{ location: "San Francisco", temperature: 58, condition: "sunny" }] }),
     },
@@ -76,7 +76,7 @@ const streamed: Record<string, Expect[]> = {
       text: "I'll invoke the JSON response tool.",
       toolCalls: [call("toolu_01KFbKqPYSuAKujiL6mTfzYA", "json", SF_ARGS)],
       finishReason: "tool-calls",
-      usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0 },
+      usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text", "tool_use"],
     },
   ],
@@ -89,7 +89,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: '{"characters":[{"name":"Theron Ironheart","class":"warrior"', length: 1267 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 313, outputTokens: 305, cacheReadTokens: 0 },
+      usage: { inputTokens: 313, outputTokens: 305, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text"],
     },
   ],
@@ -98,7 +98,7 @@ const streamed: Record<string, Expect[]> = {
       text: "925 ÷ 5 = 185",
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 69, outputTokens: 53, cacheReadTokens: 0 },
+      usage: { inputTokens: 69, outputTokens: 53, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["thinking", "text"],
       check: (c) => {
         expect(c[0]!.thinking).toBe("The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185");
@@ -111,7 +111,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "# Finding GCD(1071, 462) Using the Euclidean Algorithm\n\n## Step 1", length: 539 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 47, outputTokens: 373, cacheReadTokens: 0 },
+      usage: { inputTokens: 47, outputTokens: 373, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["thinking", "text"],
       check: (c) => {
         expect(c[0]!.thinking).toBe(
@@ -126,7 +126,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "Based on my search results, here are the key tech news developments from today (September 26, 2025):", length: 2402 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 15665, outputTokens: 795, cacheReadTokens: 0, webSearches: 1 },
+      usage: { inputTokens: 15665, outputTokens: 795, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 1 },
       blocks: ["server_tool_use", "web_search_tool_result", ...Array<string>(19).fill("text")],
       check: (c) => {
         expect(c[0]).toMatchObject({ id: "srvtoolu_01Bj5uzzLcYG5hfueSLcDH8k", name: "web_search" });
@@ -143,7 +143,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "I'll help you with this task. Let me start by reading the note tree", length: 156 },
       toolCalls: [call("toolu_01U8pzAHj2vNdPCA2Kf8JjeN", "readNoteTree", '{"noteId": "d10aa585-982b-4bd9-984e-420f9b3717f7"}')],
       finishReason: "tool-calls",
-      usage: { inputTokens: 879, outputTokens: 177, cacheReadTokens: 0 },
+      usage: { inputTokens: 879, outputTokens: 177, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text", "tool_use", "server_tool_use"],
       check: (c) => {
         // a server tool's streamed input is parsed too, but it is not a call the loop runs
@@ -161,19 +161,19 @@ const streamed: Record<string, Expect[]> = {
         ),
       ],
       finishReason: "tool-calls",
-      usage: { inputTokens: 1398, outputTokens: 213, cacheReadTokens: 0, webSearches: 0 },
+      usage: { inputTokens: 1398, outputTokens: 213, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 0 },
       blocks: ["tool_search_tool_result", "text", "tool_use"],
     },
     {
       text: { start: "Great! I've successfully completed the task.", length: 353 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 1639, outputTokens: 95, cacheReadTokens: 0 },
+      usage: { inputTokens: 1639, outputTokens: 95, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text"],
     },
   ],
   "vercel-ai/synthetic/anthropic-refusal.chunks.txt": [
-    { text: "", toolCalls: [], finishReason: "content-filter", usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0 }, blocks: [] },
+    { text: "", toolCalls: [], finishReason: "content-filter", usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, blocks: [] },
   ],
   "vercel-ai/synthetic/duplicate-message-start.chunks.txt": [
     { text: "Hello, World!", toolCalls: [], finishReason: "stop", usage: { inputTokens: 17, outputTokens: 227 }, blocks: ["text"] },
@@ -190,14 +190,14 @@ const streamed: Record<string, Expect[]> = {
     },
   ],
   "pydantic-ai/test_request_stream_fallback_for_high_max_tokens.1.sse": [
-    { text: "2", toolCalls: [], finishReason: "stop", usage: { inputTokens: 20, outputTokens: 5, cacheReadTokens: 0 }, blocks: ["text"] },
+    { text: "2", toolCalls: [], finishReason: "stop", usage: { inputTokens: 20, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, blocks: ["text"] },
   ],
   "pydantic-ai/test_anthropic_model_thinking_part_stream.1.sse": [
     {
       text: { start: "Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**", length: 1021 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 43, outputTokens: 282, cacheReadTokens: 0 },
+      usage: { inputTokens: 43, outputTokens: 282, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["thinking", "text"],
       check: (c) => {
         expect(String(c[0]!.thinking)).toMatch(/^This is a straightforward question about pedestrian safety\./);
@@ -210,7 +210,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "I notice that you've sent what appears to be some kind of test string or command.", length: 359 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 92, outputTokens: 189, cacheReadTokens: 0 },
+      usage: { inputTokens: 92, outputTokens: 189, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["redacted_thinking", "redacted_thinking", "text"],
       check: (c) => {
         expect(String(c[0]!.data)).toMatch(/^EqkECkYIBxgCKkA8AZ4noDfV5VcOJe/);
@@ -223,7 +223,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "Let me search for more specific breaking news stories to get clearer headlines.Based on the search results", length: 1792 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 31772, outputTokens: 644, cacheReadTokens: 0, webSearches: 2 },
+      usage: { inputTokens: 31772, outputTokens: 644, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 2 },
       blocks: ["server_tool_use", "web_search_tool_result", "text", "server_tool_use", "web_search_tool_result", ...Array<string>(17).fill("text")],
       check: (c) => {
         expect(c[0]).toMatchObject({ id: "srvtoolu_01NcU4XNwyxWK6a9tcJZ8wGY", name: "web_search" });
@@ -237,7 +237,7 @@ const streamed: Record<string, Expect[]> = {
       text: "Let me search for a tool that can provide current exchange rate information.I found the right tool! Let me fetch the current USD to EUR exchange rate for you.",
       toolCalls: [call("toolu_01EFn5wTNBYA8Reni8rbmnHT", "get_exchange_rate", '{"from_currency": "USD", "to_currency": "EUR"}')],
       finishReason: "tool-calls",
-      usage: { inputTokens: 1591, outputTokens: 175, cacheReadTokens: 0, webSearches: 0 },
+      usage: { inputTokens: 1591, outputTokens: 175, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 0 },
       blocks: ["text", "server_tool_use", "tool_search_tool_result", "text", "tool_use"],
       check: (c) => {
         // pydantic-ai sent this very turn back in its next request: the same blocks, except
@@ -254,7 +254,7 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "The current exchange rate is **1 USD = 0.92 EUR**.", length: 227 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 1007, outputTokens: 59, cacheReadTokens: 0 },
+      usage: { inputTokens: 1007, outputTokens: 59, cacheReadTokens: 0, cacheWriteTokens: 0 },
       blocks: ["text"],
     },
   ],
@@ -266,14 +266,14 @@ const bodies: Record<string, Expect> = {
     text: "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?",
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 12, outputTokens: 29, cacheReadTokens: 0 },
+    usage: { inputTokens: 12, outputTokens: 29, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text"],
   },
   "vercel-ai/anthropic-tool-no-args.json": {
     text: { start: "<thinking>\nThe updateIssueList tool was provided in the list of available functions.", length: 255 },
     toolCalls: [call("toolu_01LRmxn9vGM1d2DZSDBowdZ1", "updateIssueList", "{}")],
     finishReason: "tool-calls",
-    usage: { inputTokens: 602, outputTokens: 93, cacheReadTokens: 0 },
+    usage: { inputTokens: 602, outputTokens: 93, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text", "tool_use"],
   },
   "vercel-ai/anthropic-json-tool.1.json": {
@@ -293,35 +293,35 @@ const bodies: Record<string, Expect> = {
       ),
     ],
     finishReason: "tool-calls",
-    usage: { inputTokens: 1151, outputTokens: 87, cacheReadTokens: 0 },
+    usage: { inputTokens: 1151, outputTokens: 87, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["tool_use"],
   },
   "vercel-ai/anthropic-json-output-format.1.json": {
     text: { start: '{"recipe":{"name":"Classic Lasagna","ingredients":[{"name":"lasagna noodles","amount":"12 sheets"}', length: 2005 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 371, outputTokens: 629, cacheReadTokens: 0 },
+    usage: { inputTokens: 371, outputTokens: 629, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text"],
   },
   "vercel-ai/anthropic-clear-thinking.1.json": {
     text: "925 ÷ 5 = 185",
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 69, outputTokens: 33, cacheReadTokens: 0 },
+    usage: { inputTokens: 69, outputTokens: 33, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["thinking", "text"],
   },
   "vercel-ai/anthropic-claude-opus-5-reasoning-high.1.json": {
     text: { start: "## Step 1: Set up the problem\n\nWe want all values of $x$ satisfying", length: 2644 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 51, outputTokens: 1699, cacheReadTokens: 0 },
+    usage: { inputTokens: 51, outputTokens: 1699, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["thinking", "text"],
   },
   "vercel-ai/anthropic-web-search-tool.1.json": {
     text: { start: "Let me search for more specific tech news from today (September 26, 2024).Based on the search results, here are", length: 1874 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 27118, outputTokens: 600, cacheReadTokens: 0, webSearches: 2 },
+    usage: { inputTokens: 27118, outputTokens: 600, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 2 },
     blocks: ["server_tool_use", "web_search_tool_result", "text", "server_tool_use", "web_search_tool_result", ...Array<string>(7).fill("text")],
     check: (c) => expect(c.flatMap((b) => (Array.isArray(b.citations) ? b.citations : []))).toHaveLength(3),
   },
@@ -329,7 +329,7 @@ const bodies: Record<string, Expect> = {
     text: { start: "I'll fetch the PDF document from the URL you provided to see what it says about AI.I'm unable to access", length: 579 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 1902, outputTokens: 214, cacheReadTokens: 0, webSearches: 0 },
+    usage: { inputTokens: 1902, outputTokens: 214, cacheReadTokens: 0, cacheWriteTokens: 0, webSearches: 0 },
     blocks: ["text", "server_tool_use", "web_fetch_tool_result", "text"],
     check: (c) => expect(c[2]!.content).toEqual({ type: "web_fetch_tool_result_error", error_code: "unavailable" }),
   },
@@ -337,7 +337,7 @@ const bodies: Record<string, Expect> = {
     text: "",
     toolCalls: [],
     finishReason: "content-filter",
-    usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0 },
+    usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: [],
   },
   "pydantic-ai/test_multiple_parallel_tool_calls.1.response.json": {
@@ -349,21 +349,21 @@ const bodies: Record<string, Expect> = {
       call("toolu_013mnQZbgtK2oe3Mo3XKJsx3", "retrieve_entity_info", '{"name":"Daisy"}'),
     ],
     finishReason: "tool-calls",
-    usage: { inputTokens: 423, outputTokens: 202, cacheReadTokens: 0 },
+    usage: { inputTokens: 423, outputTokens: 202, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text", "tool_use", "tool_use", "tool_use", "tool_use"],
   },
   "pydantic-ai/test_multiple_parallel_tool_calls.2.response.json": {
     text: { start: "Based on the retrieved information, we can see the family relationships:\n- Alice and Bob are married", length: 340 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 771, outputTokens: 77, cacheReadTokens: 0 },
+    usage: { inputTokens: 771, outputTokens: 77, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text"],
   },
   "pydantic-ai/test_anthropic_native_output_decimal_strict.1.response.json": {
     text: '{"amount":12.34}',
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 222, outputTokens: 10, cacheReadTokens: 0 },
+    usage: { inputTokens: 222, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 },
     blocks: ["text"],
   },
 };

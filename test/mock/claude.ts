@@ -370,6 +370,17 @@ export function validateRequest(body: Obj): string | undefined {
   }
   if (merged[0]!.role !== "user") return 'messages: first message must use the "user" role';
 
+  // tool_use ids are unique over the whole request, not only within a turn.
+  const seen = new Set<string>();
+  for (const turn of merged) {
+    for (const e of turn.blocks) {
+      if (e.block.type !== "tool_use" && e.block.type !== "server_tool_use") continue;
+      const id = String(e.block.id);
+      if (seen.has(id)) return `${e.at}: \`tool_use\` ids must be unique`;
+      seen.add(id);
+    }
+  }
+
   for (let k = 0; k < merged.length; k++) {
     const turn = merged[k]!;
     if (turn.role === "user") {

@@ -1,0 +1,45 @@
+// Anthropic `usage` and `stop_reason` → the neutral Usage and FinishReason. One module for
+// toolloop/claude and toolloop/claude-local (the CLI reports the API's own fields), so both
+// count the same way.
+import type { Usage } from "../../src/messages.js";
+import type { FinishReason } from "../../src/provider.js";
+import { isRecord } from "./wire.js";
+
+/**
+ * `input_tokens` is only the part of the prompt after the last cache breakpoint; the
+ * cache reads and writes are billed beside it. The neutral `inputTokens` is the whole
+ * prompt (as OpenAI and Gemini count it), with the cached parts also reported alone.
+ */
+export function toUsage(raw: unknown): Usage {
+  const u = isRecord(raw) ? raw : {};
+  const fresh = num(u.input_tokens) ?? 0;
+  const write = num(u.cache_creation_input_tokens);
+  const read = num(u.cache_read_input_tokens);
+  const usage: Usage = { inputTokens: fresh + (write ?? 0) + (read ?? 0), outputTokens: num(u.output_tokens) ?? 0 };
+  if (read !== undefined) usage.cacheReadTokens = read;
+  if (write !== undefined) usage.cacheWriteTokens = write;
+  const searches = isRecord(u.server_tool_use) ? num(u.server_tool_use.web_search_requests) : undefined;
+  if (searches !== undefined) usage.webSearches = searches;
+  return usage;
+}
+
+export function finishReason(stop: unknown): FinishReason {
+  switch (stop) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
+    case "tool_use":
+      return "tool-calls";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "refusal":
+      return "content-filter";
+    default:
+      return "other";
+  }
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
