@@ -245,22 +245,32 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
   }
 }
 
-/** One fetch. With an idleTimeout, a server that never sends the response headers fails too. */
+/**
+ * One fetch. With an idleTimeout, a server that never sends the response headers fails too.
+ *
+ * The fetch gets a signal of its own for this attempt: the caller's abort is forwarded to
+ * it, the timer aborts it with an IdleTimeoutError (which fetch rejects with). Handing the
+ * caller's signal to fetch directly would let the runtime keep a listener on it per request
+ * (Node's undici drops its listener only when the response is garbage-collected), so one
+ * app-wide signal would gather a listener per call. The forwarding listener is removed as
+ * soon as the headers are in; the body reads that follow listen to the caller's signal
+ * themselves (chunkReader) and cancel the body on abort.
+ */
 async function send(http: HttpSettings, req: HttpRequest, body: string): Promise<Response> {
-  const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body, signal: req.signal };
+  const init = { method: "POST", headers: { "content-type": "application/json", ...req.headers }, body };
   const ms = http.idleTimeout;
-  if (!ms) return http.fetch(req.url, init);
-  // The fetch gets its own signal: the caller's abort is forwarded to it, the timer aborts
-  // it with an IdleTimeoutError (which fetch rejects with). The body is read under it too.
-  const controller = new AbortController();
   const { signal } = req;
-  if (signal?.aborted) controller.abort(abortReason(signal));
-  else signal?.addEventListener("abort", () => controller.abort(abortReason(signal)), { once: true });
-  const timer = setTimeout(() => controller.abort(new IdleTimeoutError(http.provider, ms)), ms);
+  if (!ms && !signal) return http.fetch(req.url, init);
+  const controller = new AbortController();
+  const forward = () => controller.abort(abortReason(signal!));
+  if (signal?.aborted) forward();
+  else signal?.addEventListener("abort", forward, { once: true });
+  const timer = ms ? setTimeout(() => controller.abort(new IdleTimeoutError(http.provider, ms)), ms) : undefined;
   try {
     return await http.fetch(req.url, { ...init, signal: controller.signal });
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener("abort", forward);
   }
 }
 
