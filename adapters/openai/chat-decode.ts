@@ -12,6 +12,9 @@ export function chatUsage(u: unknown): Usage {
   const details = u.prompt_tokens_details;
   const cached = isRecord(details) ? num(details.cached_tokens) : undefined;
   if (cached !== undefined) usage.cacheReadTokens = cached;
+  const out = u.completion_tokens_details;
+  const reasoning = isRecord(out) ? num(out.reasoning_tokens) : undefined;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   return usage;
 }
 

@@ -3,6 +3,7 @@ import { renderParts } from "../../src/messages.js";
 import type { Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { PreparedSchema } from "./prepare.js";
+import { wireCallIds } from "./call-ids.js";
 
 /** What the server takes; OpenAI itself takes everything. */
 export interface ChatCapabilities {
@@ -80,6 +81,7 @@ export function encodeChatRequest(
 /** Neutral history → chat messages. One neutral tool message becomes one tool message per result. */
 export function encodeMessages(history: readonly Message[]): ChatMessage[] {
   const out: ChatMessage[] = [];
+  const wire = wireCallIds(history);
   for (const m of history) {
     switch (m.role) {
       case "user":
@@ -91,8 +93,9 @@ export function encodeMessages(history: readonly Message[]): ChatMessage[] {
         if (calls.length === 0 && m.content === "") break;
         const msg: ChatMessage = { role: "assistant", content: m.content === "" ? null : m.content };
         if (calls.length > 0) {
-          msg.tool_calls = calls.map((c) => ({
-            id: c.id,
+          const ids = wire?.get(m);
+          msg.tool_calls = calls.map((c, i) => ({
+            id: ids?.[i] ?? c.id,
             type: "function",
             function: { name: c.name, arguments: c.arguments.trim() === "" ? "{}" : c.arguments },
           }));
@@ -100,9 +103,11 @@ export function encodeMessages(history: readonly Message[]): ChatMessage[] {
         out.push(msg);
         break;
       }
-      case "tool":
-        for (const r of m.results) out.push({ role: "tool", tool_call_id: r.callId, content: r.output });
+      case "tool": {
+        const ids = wire?.get(m);
+        m.results.forEach((r, i) => out.push({ role: "tool", tool_call_id: ids?.[i] ?? r.callId, content: r.output }));
         break;
+      }
     }
   }
   return out;

@@ -17,13 +17,27 @@ export function responsesUsage(u: unknown, items: readonly Item[]): Usage {
   if (isRecord(u)) {
     usage.inputTokens = num(u.input_tokens) ?? 0;
     usage.outputTokens = num(u.output_tokens) ?? 0;
+    // input_tokens counts the cached ones too, output_tokens the reasoning: as Usage wants them.
     const details = u.input_tokens_details;
     const cached = isRecord(details) ? num(details.cached_tokens) : undefined;
     if (cached !== undefined) usage.cacheReadTokens = cached;
+    const out = u.output_tokens_details;
+    const reasoning = isRecord(out) ? num(out.reasoning_tokens) : undefined;
+    if (reasoning !== undefined) usage.reasoningTokens = reasoning;
   }
-  const searches = items.filter((i) => i.type === "web_search_call").length;
+  const searches = items.filter(isSearch).length;
   if (searches > 0) usage.webSearches = searches;
   return usage;
+}
+
+/**
+ * A web_search_call that ran a search (what is billed): not the open_page / find_in_page
+ * actions the model takes on pages it already found. Items without an action (older
+ * web_search_preview output) were searches.
+ */
+function isSearch(item: Item): boolean {
+  if (item.type !== "web_search_call") return false;
+  return !isRecord(item.action) || item.action.type === undefined || item.action.type === "search";
 }
 
 /** The neutral response for a finished Response object (status completed or incomplete). */

@@ -7,6 +7,7 @@ import type { AssistantMessage, Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { PreparedSchema } from "./prepare.js";
 import { isRecord, str } from "./shared.js";
+import { wireCallIds } from "./call-ids.js";
 
 export interface ResponsesSettings {
   provider: string;
@@ -60,37 +61,48 @@ export function encodeResponsesRequest(
 
 export function encodeInput(history: readonly Message[], settings: ResponsesSettings): ResponsesItem[] {
   const input: ResponsesItem[] = [];
+  const wire = wireCallIds(history);
   for (const m of history) {
     switch (m.role) {
       case "user":
         input.push({ role: "user", content: m.content });
         break;
       case "assistant":
-        input.push(...encodeAssistant(m, settings));
+        input.push(...encodeAssistant(m, settings, wire?.get(m)));
         break;
-      case "tool":
-        for (const r of m.results) input.push({ type: "function_call_output", call_id: r.callId, output: r.output });
+      case "tool": {
+        const ids = wire?.get(m);
+        m.results.forEach((r, i) => input.push({ type: "function_call_output", call_id: ids?.[i] ?? r.callId, output: r.output }));
         break;
+      }
     }
   }
   return input;
 }
 
-function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings): ResponsesItem[] {
+/** `wire`: the calls' ids on the wire, by position, when some had to be renamed (./call-ids.ts). */
+function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings, wire?: readonly string[]): ResponsesItem[] {
   const calls = m.toolCalls ?? [];
   const data = m.providerData;
   const out: ResponsesItem[] = [];
   if (data && data.provider === settings.provider && Array.isArray(data.value)) {
-    out.push(...replayItems(data.value, new Set(calls.map((c) => c.id)), settings.store));
+    // A replayed function_call is the first call under its id; it goes out under that call's wire id.
+    const kept = new Map<string, string>();
+    calls.forEach((c, i) => {
+      if (!kept.has(c.id)) kept.set(c.id, wire?.[i] ?? c.id);
+    });
+    out.push(...replayItems(data.value, kept, settings.store));
   } else if (m.content !== "") {
     out.push({ role: "assistant", content: m.content });
   }
   // Every call the loop kept must be in the input (its output follows), replayed or not.
   const present = new Set(out.filter((i) => i.type === "function_call").map((i) => i.call_id));
-  for (const c of calls) {
-    if (present.has(c.id)) continue;
-    out.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments.trim() === "" ? "{}" : c.arguments });
-  }
+  calls.forEach((c, i) => {
+    const id = wire?.[i] ?? c.id;
+    if (present.has(id)) return;
+    present.add(id);
+    out.push({ type: "function_call", call_id: id, name: c.name, arguments: c.arguments.trim() === "" ? "{}" : c.arguments });
+  });
   return out;
 }
 
@@ -100,8 +112,9 @@ function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings): Resp
  * under an id already replayed (the loop renamed it, so it is sent from the neutral
  * history); under store: false, reasoning items without encrypted_content (the server
  * cannot look them up); and a reasoning item whose following item is gone (the API pairs them).
+ * `keptCalls` maps each kept call id to the id it goes out under.
  */
-export function replayItems(items: readonly unknown[], keptCalls: ReadonlySet<string>, store: boolean): ResponsesItem[] {
+export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<string, string>, store: boolean): ResponsesItem[] {
   const replayed = new Set<string>();
   const keep = items.map((item) => {
     if (!isRecord(item)) return false;
@@ -118,7 +131,11 @@ export function replayItems(items: readonly unknown[], keptCalls: ReadonlySet<st
     const item = items[i];
     if (keep[i] && isRecord(item) && item.type === "reasoning" && !(i + 1 < items.length && keep[i + 1])) keep[i] = false;
   }
-  return (items.filter((_, i) => keep[i]) as ResponsesItem[]).map(withoutOutputOnlyData);
+  return (items.filter((_, i) => keep[i]) as ResponsesItem[]).map((item) => {
+    if (item.type !== "function_call") return withoutOutputOnlyData(item);
+    const wire = keptCalls.get(str(item.call_id) ?? "");
+    return wire === undefined || wire === item.call_id ? item : { ...item, call_id: wire };
+  });
 }
 
 /**

@@ -47,8 +47,13 @@ interface Expected {
   usage: Usage;
 }
 
-function usage(inputTokens: number, outputTokens: number, cacheReadTokens: number, webSearches?: number): Usage {
-  const u: Usage = { inputTokens, outputTokens, cacheReadTokens };
+/**
+ * inputTokens counts cached prompt tokens too (input_tokens / prompt_tokens already do),
+ * outputTokens the reasoning ones; webSearches counts web_search_call items whose action is a
+ * search (not the open_page / find_in_page actions on pages already found).
+ */
+function usage(inputTokens: number, outputTokens: number, cacheReadTokens: number, reasoningTokens: number, webSearches?: number): Usage {
+  const u: Usage = { inputTokens, outputTokens, cacheReadTokens, reasoningTokens };
   if (webSearches !== undefined) u.webSearches = webSearches;
   return u;
 }
@@ -136,7 +141,7 @@ const chatStreams: { file: string; sse: () => string; expected: Expected }[] = [
       text: "",
       toolCalls: [{ id: "call_rI3WKPYvVwlOgCGRjsPP2hEx", name: "get_country", arguments: "{}" }],
       finishReason: "tool-calls",
-      usage: usage(398, 10, 0),
+      usage: usage(398, 10, 0, 0),
     },
   },
   {
@@ -149,7 +154,7 @@ const chatStreams: { file: string; sse: () => string; expected: Expected }[] = [
         { id: "call_SkGkkGDvHQEEk0CGbnAh2AQw", name: "get_product_name", arguments: "{}" },
       ],
       finishReason: "tool-calls",
-      usage: usage(417, 44, 0),
+      usage: usage(417, 44, 0, 0),
     },
   },
   {
@@ -166,7 +171,7 @@ const chatStreams: { file: string; sse: () => string; expected: Expected }[] = [
         },
       ],
       finishReason: "tool-calls",
-      usage: usage(481, 49, 0),
+      usage: usage(481, 49, 0, 0),
     },
   },
   {
@@ -176,18 +181,18 @@ const chatStreams: { file: string; sse: () => string; expected: Expected }[] = [
       text: "",
       toolCalls: [{ id: "call_ZR5UUuTt3pf61kjwAJIYdVMj", name: "get_capital", arguments: '{"country":"UK"}' }],
       finishReason: "tool-calls",
-      usage: usage(53, 15, 0),
+      usage: usage(53, 15, 0, 0),
     },
   },
   {
     file: "chat/pydantic-ai/test_run_stream_sync_streams_real_model.2.sse",
     sse: () => fixtureText("chat/pydantic-ai/test_run_stream_sync_streams_real_model.2.sse"),
-    expected: { text: "The capital of the UK is London.", toolCalls: [], finishReason: "stop", usage: usage(78, 9, 0) },
+    expected: { text: "The capital of the UK is London.", toolCalls: [], finishReason: "stop", usage: usage(78, 9, 0, 0) },
   },
   {
     file: "chat/vercel-ai/azure-model-router.1.chunks.txt",
     sse: () => chatSSE(jsonLines("chat/vercel-ai/azure-model-router.1.chunks.txt")),
-    expected: { text: "Capital of Denmark.", toolCalls: [], finishReason: "stop", usage: usage(15, 78, 0) },
+    expected: { text: "Capital of Denmark.", toolCalls: [], finishReason: "stop", usage: usage(15, 78, 0, 64) },
   },
   {
     file: "chat/vercel-ai/openai-text.chunks.txt",
@@ -197,7 +202,7 @@ const chatStreams: { file: string; sse: () => string; expected: Expected }[] = [
       textStart: "**Holiday Name:** Harmony Day\n\n",
       toolCalls: [],
       finishReason: "stop",
-      usage: usage(16, 300, 0),
+      usage: usage(16, 300, 0, 0),
     },
   },
 ];
@@ -223,20 +228,20 @@ describe("Chat Completions fixtures over HTTP", () => {
         text: "",
         toolCalls: [{ id: "call_PkRGedQNRFUzJp2R7dO7avWR", name: "get_user_country", arguments: "{}" }],
         finishReason: "tool-calls",
-        usage: usage(71, 12, 0),
+        usage: usage(71, 12, 0, 0),
       },
     },
     {
       file: "chat/pydantic-ai/test_openai_native_output.2.response.json",
-      expected: { text: '{"city":"Mexico City","country":"Mexico"}', toolCalls: [], finishReason: "stop", usage: usage(92, 15, 0) },
+      expected: { text: '{"city":"Mexico City","country":"Mexico"}', toolCalls: [], finishReason: "stop", usage: usage(92, 15, 0, 0) },
     },
     {
       file: "chat/pydantic-ai/test_openai_web_search_tool.1.response.json",
-      expected: { text: "May 14, 2025, 8:51:29 AM ", toolCalls: [], finishReason: "stop", usage: usage(11, 17, 0) },
+      expected: { text: "May 14, 2025, 8:51:29 AM ", toolCalls: [], finishReason: "stop", usage: usage(11, 17, 0, 0) },
     },
     {
       file: "chat/vercel-ai/openai-text.json",
-      expected: { textLength: 1842, textStart: "**Holiday Name:** Galaxy Day  \n\n", toolCalls: [], finishReason: "stop", usage: usage(16, 363, 0) },
+      expected: { textLength: 1842, textStart: "**Holiday Name:** Galaxy Day  \n\n", toolCalls: [], finishReason: "stop", usage: usage(16, 363, 0, 0) },
     },
   ];
   for (const { file, expected } of bodies) {
@@ -293,13 +298,13 @@ const responsesStreams: ResponsesStream[] = [
       text: "",
       toolCalls: [{ id: "call_kL0PCQV7M2WMoVX8V8OtYSAL", name: "get_capital", arguments: '{"country":"France"}' }],
       finishReason: "tool-calls",
-      usage: usage(255, 16, 0),
+      usage: usage(255, 16, 0, 0),
     },
   },
   {
     name: "responses/pydantic-ai/test_openai_responses_stream.2.sse",
     sse: () => fixtureText("responses/pydantic-ai/test_openai_responses_stream.2.sse"),
-    expected: { text: "The capital of France is Paris.", toolCalls: [], finishReason: "stop", usage: usage(278, 9, 0) },
+    expected: { text: "The capital of France is Paris.", toolCalls: [], finishReason: "stop", usage: usage(278, 9, 0, 0) },
   },
   {
     name: "responses/pydantic-ai/test_openai_responses_model_web_search_tool_stream.1.sse",
@@ -309,7 +314,7 @@ const responsesStreams: ResponsesStream[] = [
       textStart: "San Francisco weather today (Tuesday, September 16, 2025): Mostly sunny",
       toolCalls: [],
       finishReason: "stop",
-      usage: usage(9463, 582, 8320, 1),
+      usage: usage(9463, 582, 8320, 512, 1),
     },
   },
   {
@@ -320,7 +325,7 @@ const responsesStreams: ResponsesStream[] = [
       textStart: "Got it \u2014 I\u2019ll quickly check reliable, up-to-date sources for AI headlines",
       toolCalls: [],
       finishReason: "stop",
-      usage: usage(7112, 463, 3072),
+      usage: usage(7112, 463, 3072, 64),
     },
     trimmed: true,
   },
@@ -332,14 +337,14 @@ const responsesStreams: ResponsesStream[] = [
       textStart: "I checked today\u2019s tech headlines (today = December 5, 2025)",
       toolCalls: [],
       finishReason: "stop",
-      usage: usage(31073, 4416, 3712, 6),
+      usage: usage(31073, 4416, 3712, 3712, 2),
     },
   },
   ...(
     [
-      [{ id: "call_AB6AaRZ1FYZB2RwS6A5vbdqn", name: "calculator", arguments: '{"a":12,"b":7,"op":"add"}' }, usage(134, 28, 0)],
-      [{ id: "call_Q6pW65MUgW9vF59BmItYGos3", name: "calculator", arguments: '{"a":19,"b":3,"op":"multiply"}' }, usage(221, 26, 0)],
-      [{ id: "call_Zl5vIMnD7dVAjgU6FkhmiCZh", name: "calculator", arguments: '{"a":57,"b":10,"op":"multiply"}' }, usage(260, 26, 0)],
+      [{ id: "call_AB6AaRZ1FYZB2RwS6A5vbdqn", name: "calculator", arguments: '{"a":12,"b":7,"op":"add"}' }, usage(134, 28, 0, 0)],
+      [{ id: "call_Q6pW65MUgW9vF59BmItYGos3", name: "calculator", arguments: '{"a":19,"b":3,"op":"multiply"}' }, usage(221, 26, 0, 0)],
+      [{ id: "call_Zl5vIMnD7dVAjgU6FkhmiCZh", name: "calculator", arguments: '{"a":57,"b":10,"op":"multiply"}' }, usage(260, 26, 0, 0)],
     ] as const
   ).map(
     ([call, u], k): ResponsesStream => ({
@@ -351,7 +356,7 @@ const responsesStreams: ResponsesStream[] = [
   {
     name: "responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt (stream 4 of 4)",
     sse: () => responsesSSE(splitResponsesStreams(jsonLines("responses/vercel-ai/openai-reasoning-encrypted-content.1.chunks.txt"))[3]!),
-    expected: { text: "The final result is **570**.", toolCalls: [], finishReason: "stop", usage: usage(299, 12, 0) },
+    expected: { text: "The final result is **570**.", toolCalls: [], finishReason: "stop", usage: usage(299, 12, 0, 0) },
   },
 ];
 
@@ -406,12 +411,12 @@ describe("Responses fixtures over HTTP", () => {
         text: "",
         toolCalls: [{ id: "call_tTAThu8l2S9hNky2krdwijGP", name: "get_user_country", arguments: "{}" }],
         finishReason: "tool-calls",
-        usage: usage(66, 12, 0),
+        usage: usage(66, 12, 0, 0),
       },
     },
     {
       file: "responses/pydantic-ai/test_native_output.2.response.json",
-      expected: { text: '{"city":"Mexico City","country":"Mexico"}', toolCalls: [], finishReason: "stop", usage: usage(89, 16, 0) },
+      expected: { text: '{"city":"Mexico City","country":"Mexico"}', toolCalls: [], finishReason: "stop", usage: usage(89, 16, 0, 0) },
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_retry.1.response.json",
@@ -422,28 +427,28 @@ describe("Responses fixtures over HTTP", () => {
           { id: "call_YnRAWeTyxI91m5uNa5bxXwVO", name: "get_location", arguments: '{"loc_name":"London"}' },
         ],
         finishReason: "tool-calls",
-        usage: usage(0, 0, 0),
+        usage: usage(0, 0, 0, 0),
       },
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_retry.2.response.json",
-      expected: { textLength: 175, textStart: 'It seems "Londos" might be incorrect or unknown.', toolCalls: [], finishReason: "stop", usage: usage(335, 44, 0) },
+      expected: { textLength: 175, textStart: 'It seems "Londos" might be incorrect or unknown.', toolCalls: [], finishReason: "stop", usage: usage(335, 44, 0, 0) },
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_simple_response.1.response.json",
-      expected: { text: "The capital of France is Paris.", toolCalls: [], finishReason: "stop", usage: usage(14, 8, 0) },
+      expected: { text: "The capital of France is Paris.", toolCalls: [], finishReason: "stop", usage: usage(14, 8, 0, 0) },
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_web_search_tool_stream.2.response.json",
-      expected: { textLength: 146, textStart: "Mexico City weather today (Tuesday, September 16, 2025): Cloudy.", toolCalls: [], finishReason: "stop", usage: usage(9703, 638, 8576, 1) },
+      expected: { textLength: 146, textStart: "Mexico City weather today (Tuesday, September 16, 2025): Cloudy.", toolCalls: [], finishReason: "stop", usage: usage(9703, 638, 8576, 576, 1) },
     },
     {
       file: "responses/pydantic-ai/test_reasoning_summary_auto.1.response.json",
-      expected: { textLength: 543, textStart: "```python\ndef factorial(n: int) -> int:", toolCalls: [], finishReason: "stop", usage: usage(34, 226, 0) },
+      expected: { textLength: 543, textStart: "```python\ndef factorial(n: int) -> int:", toolCalls: [], finishReason: "stop", usage: usage(34, 226, 0, 59) },
     },
     {
       file: "responses/vercel-ai/openai-phase.1.json",
-      expected: { textLength: 1368, textStart: "I\u2019ll quickly check reliable, up-to-date sources", toolCalls: [], finishReason: "stop", usage: usage(7243, 423, 3072) },
+      expected: { textLength: 1368, textStart: "I\u2019ll quickly check reliable, up-to-date sources", toolCalls: [], finishReason: "stop", usage: usage(7243, 423, 3072, 58) },
     },
     {
       file: "responses/vercel-ai/openai-reasoning-encrypted-content.1.json",
@@ -451,12 +456,12 @@ describe("Responses fixtures over HTTP", () => {
         text: "12 + 7 = 19\n19 \u00d7 3 = 57\n57 \u00d7 10 = 570\n\nFinal result: 570",
         toolCalls: [],
         finishReason: "stop",
-        usage: usage(865, 163, 0),
+        usage: usage(865, 163, 0, 128),
       },
     },
     {
       file: "responses/vercel-ai/openai-web-search-tool.1.json",
-      expected: { textLength: 3042, textStart: "Short answer first \u2014 yes.", toolCalls: [], finishReason: "stop", usage: usage(19681, 3773, 3712, 3) },
+      expected: { textLength: 3042, textStart: "Short answer first \u2014 yes.", toolCalls: [], finishReason: "stop", usage: usage(19681, 3773, 3712, 3136, 1) },
     },
   ];
   for (const { file, expected } of bodies) {
