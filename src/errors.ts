@@ -2,6 +2,8 @@
 // Branch on `code` (or `isToolloopError(err, code)`), not `instanceof`: errors can cross
 // realms (workers, iframes, duplicated bundles) where `instanceof` lies.
 
+import { hasSecrets, redact } from "./secrets.js";
+
 export type ErrorCode =
   | "failed_unmarshal_input"
   | "tool_name_collision"
@@ -26,28 +28,12 @@ export type ErrorCode =
   | "missing_api_key"
   | "invalid_options";
 
-// The API keys in use, registered by the HTTP layer (httpSettings) when it sends one. Every
-// error is scrubbed of them when it is built (message, and so its stack; the cause chain),
-// so a server or proxy that echoes a key back (an error body, a stream event, a debug page,
-// a custom fetch's error) cannot make an error or a log line carry it. Keys live here and in
-// the provider's closure only, never on an object a caller can print.
-const secrets = new Set<string>();
-
-/** Marks `secret` as text no error may contain. Shorter strings are not keys (and would over-match). */
-export function registerSecret(secret: string): void {
-  if (secret.length >= 8) secrets.add(secret);
-}
-
-/** `text` with every registered secret replaced by "[redacted]". */
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join("[redacted]");
-  return out;
-}
+// Messages and causes are scrubbed of every registered API key when an error is built
+// (secrets.ts keeps the keys in use), so no error or log line carries one.
 
 /** The cause as given, or (when any text in its chain holds a secret) a scrubbed copy of the chain. */
 function redactCause(cause: unknown, depth = 0): unknown {
-  if (secrets.size === 0 || depth > 8 || !leaks(cause, 0)) return cause;
+  if (!hasSecrets() || depth > 8 || !leaks(cause, 0)) return cause;
   if (typeof cause === "string") return redact(cause);
   const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
   const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
@@ -110,7 +96,37 @@ const CODES: Record<ErrorCode, true> = {
   invalid_options: true,
 };
 
-export function isToolloopError(err: unknown, code?: ErrorCode): err is ToolloopError {
+/** The class behind each code, so `isToolloopError(err, "provider_error")` narrows to ProviderError. */
+interface ErrorClasses {
+  failed_unmarshal_input: FailedUnmarshalInputError;
+  tool_name_collision: ToolNameCollisionError;
+  invalid_tool_name: InvalidToolNameError;
+  invalid_tool: InvalidToolError;
+  unsupported_schema: UnsupportedSchemaError;
+  tools_not_supported: ToolsNotSupportedError;
+  max_steps: MaxStepsError;
+  provider_error: ProviderError;
+  connection_error: ConnectionError;
+  stream_error: StreamError;
+  idle_timeout: IdleTimeoutError;
+  tool_timeout: ToolTimeoutError;
+  structured_output: StructuredOutputError;
+  invalid_history: InvalidHistoryError;
+  browser_key: BrowserKeyError;
+  unsupported_content: UnsupportedContentError;
+  suspended: SuspendedError;
+  invalid_decision: InvalidDecisionError;
+  missing_api_key: MissingApiKeyError;
+  invalid_options: InvalidOptionsError;
+}
+
+/** The error a code stands for (codes whose class lives in an adapter get the base class). */
+export type ToolloopErrorOf<C extends ErrorCode> = C extends keyof ErrorClasses ? ErrorClasses[C] : ToolloopError & { readonly code: C };
+
+/** True for a toolloop error (of `code`, when given), across realms; narrows to that code's class. */
+export function isToolloopError<C extends ErrorCode>(err: unknown, code: C): err is ToolloopErrorOf<C>;
+export function isToolloopError(err: unknown, code?: ErrorCode): err is ToolloopError;
+export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
   if (typeof c !== "string") return false;

@@ -4,7 +4,8 @@
 // decoding through eventsource-parser.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan } from "./json-depth.js";
-import { abortReason, BrowserKeyError, ConnectionError, registerSecret, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
+import { registerSecret } from "./secrets.js";
+import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
 
 export type { EventSourceMessage };
 
@@ -427,17 +428,26 @@ export function httpSettings(
   defaultBaseURL: string,
   overrides: { maxRetries?: number; idleTimeout?: number },
 ): HttpSettings {
-  if (options.apiKey) registerSecret(options.apiKey);
   if (options.apiKey && !options.dangerouslyAllowBrowser && isBrowser() && sameHost(options.baseURL ?? defaultBaseURL, defaultBaseURL)) {
     throw new BrowserKeyError(provider);
   }
-  return {
+  const settings: HttpSettings = {
     provider,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     maxRetries: overrides.maxRetries ?? options.maxRetries ?? 2,
     idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
   };
+  if (options.apiKey) {
+    // The key stays registered while the options (the provider holding them) or these
+    // settings (a request in flight) are alive; keyOwners keeps the options alive as long
+    // as the settings are, for callers that pass a fresh options object per request.
+    registerSecret(options.apiKey, options);
+    keyOwners.set(settings, options);
+  }
+  return settings;
 }
+
+const keyOwners = new WeakMap<HttpSettings, ProviderOptions>();
 
 function sameHost(a: string, b: string): boolean {
   try {
