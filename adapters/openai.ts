@@ -3,13 +3,13 @@
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 import { UnsupportedSchemaError } from "../src/errors.js";
 import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
-import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
+import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
 import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
 import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
-import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./openai/prepare.js";
+import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./openai/strict-mode.js";
 import { encodeResponsesRequest, type ResponsesSettings } from "./openai/responses-encode.js";
 import { createResponsesStreamDecoder, decodeResponsesBody } from "./openai/responses-decode.js";
-import type { DecodeContext } from "./openai/shared.js";
+import type { DecodeContext } from "./openai/decode.js";
 import { findSchemaProblem } from "./openai/schema-check.js";
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -104,7 +104,14 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
           parallelToolCalls: options.parallelToolCalls,
           capabilities: OPENAI_CHAT,
         });
-  return createProvider("openai", options, OPENAI_BASE_URL, options.strict === false ? "off" : "strict", true, endpoint);
+  return createProvider({
+    name: "openai",
+    options,
+    vendorBaseURL: OPENAI_BASE_URL,
+    strict: options.strict === false ? "off" : "strict",
+    arrayItems: true,
+    endpoint,
+  });
 }
 
 const OPENAI_CHAT: ChatCapabilities = {
@@ -138,7 +145,15 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvid
   });
   // The server's own URL stands in for "the vendor's URL": a key sent there from a browser
   // is as exposed as an OpenAI key (dangerouslyAllowBrowser opts in).
-  return createProvider(options.name ?? "openai-compatible", options, options.baseURL, compat.strict ? "strict" : "omit", false, endpoint);
+  // No native web search on a generic server: setTools refuses webSearch() instead of dropping it.
+  return { ...createProvider({
+      name: options.name ?? "openai-compatible",
+      options,
+      vendorBaseURL: options.baseURL,
+      strict: compat.strict ? "strict" : "omit",
+      arrayItems: false,
+      endpoint,
+    }), supportsWebSearch: false };
 }
 
 /** How one API is spoken: where to POST, what body, and how to read the answer. */
@@ -148,7 +163,7 @@ interface Exchange {
   url: string;
   body: Record<string, unknown>;
   decodeBody: (ctx: DecodeContext, body: unknown) => ModelResponse;
-  stream: (ctx: DecodeContext, onDelta?: ModelRequest["onDelta"]) => { push(data: string): void; finish(): ModelResponse };
+  stream: (ctx: DecodeContext, onDelta?: ModelRequest["onDelta"]) => StreamDecoder;
 }
 
 function responsesEndpoint(base: string, settings: ResponsesSettings): Endpoint {
@@ -171,13 +186,28 @@ function chatEndpoint(base: string, settings: ChatSettings): Endpoint {
 
 type KeyedOptions = ProviderOptions & { organization?: string; project?: string };
 
+/** What one provider object is made of; both factories fill it in. */
+interface ProviderConfig {
+  /** Names the provider in errors and providerData. */
+  name: string;
+  /** The caller's options (key, headers, fetch, retries...). */
+  options: KeyedOptions;
+  /** The vendor's own URL, where a key from a browser needs dangerouslyAllowBrowser. */
+  vendorBaseURL: string;
+  strict: StrictMode;
+  /** Refuse array schemas without items when tools are set (OpenAI does; other servers may not). */
+  arrayItems: boolean;
+  endpoint: Endpoint;
+}
+
 /** The provider object. The key stays in this closure: the object has no property holding it. */
-function createProvider(name: string, options: KeyedOptions, vendorBaseURL: string, mode: StrictMode, arrayItems: boolean, endpoint: Endpoint): OpenAIProvider {
+function createProvider(config: ProviderConfig): OpenAIProvider {
+  const { name, options } = config;
   return {
     name,
     model: options.model,
-    checkTools: (tools) => checkTools(name, tools, arrayItems),
-    generate: (request) => send(name, options, vendorBaseURL, request, mode, endpoint),
+    checkTools: (tools) => checkTools(name, tools, config.arrayItems),
+    generate: (request) => send(config, request),
     toJSON: () => ({ name, model: options.model }),
   };
 }
@@ -197,14 +227,8 @@ function checkTools(provider: string, tools: readonly ToolSpec[], arrayItems: bo
 }
 
 /** One model call: build the body, POST it (JSON or SSE), decode, map strict output back. */
-async function send(
-  name: string,
-  options: KeyedOptions,
-  vendorBaseURL: string,
-  request: ModelRequest,
-  mode: StrictMode,
-  endpoint: Endpoint,
-): Promise<ModelResponse> {
+async function send(config: ProviderConfig, request: ModelRequest): Promise<ModelResponse> {
+  const { name, options, vendorBaseURL, strict: mode, endpoint } = config;
   const overrides: { maxRetries?: number; idleTimeout?: number } = {};
   if (request.maxRetries !== undefined) overrides.maxRetries = request.maxRetries;
   if (request.idleTimeout !== undefined) overrides.idleTimeout = request.idleTimeout;

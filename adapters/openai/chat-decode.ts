@@ -3,8 +3,8 @@
 // so tests feed it recorded streams cut at any byte.
 import { StreamError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
-import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./shared.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
 
 export function chatUsage(u: unknown): Usage {
   if (!isRecord(u)) return { inputTokens: 0, outputTokens: 0 };
@@ -72,12 +72,6 @@ function normalizeArguments(args: string): string {
   return args.trim() === "" ? "{}" : args;
 }
 
-export interface ChatStreamDecoder {
-  /** One SSE data payload (a JSON chunk or "[DONE]"). */
-  push(data: string): void;
-  /** The complete response; throws StreamError when the stream stopped before its end. */
-  finish(): ModelResponse;
-}
 
 interface PendingCall {
   id: string;
@@ -85,7 +79,11 @@ interface PendingCall {
   arguments: string;
 }
 
-export function createChatStreamDecoder(ctx: DecodeContext, onDelta?: (delta: Delta) => void): ChatStreamDecoder {
+/**
+ * push() takes one SSE data payload (a JSON chunk or "[DONE]"); finish() gives the
+ * response, or throws StreamError when the stream stopped before its end.
+ */
+export function createChatStreamDecoder(ctx: DecodeContext, onDelta?: (delta: Delta) => void): StreamDecoder {
   let text = "";
   let refusal = "";
   const calls: PendingCall[] = [];

@@ -2,7 +2,7 @@
 import { renderParts } from "../../src/messages.js";
 import type { Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
-import type { PreparedSchema } from "./prepare.js";
+import type { PreparedSchema } from "./strict-mode.js";
 import { wireCallIds } from "./call-ids.js";
 
 /** What the server takes; OpenAI itself takes everything. */

@@ -4,8 +4,8 @@
 // and those items become providerData so the next request can replay them.
 import { StreamError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
-import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./shared.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
 
 type Item = Record<string, unknown>;
 
@@ -106,12 +106,6 @@ export function decodeResponsesBody(ctx: DecodeContext, body: unknown): ModelRes
   return responseFromOutput(ctx, body, body.output.filter(isRecord));
 }
 
-export interface ResponsesStreamDecoder {
-  /** One SSE event: `data` is its JSON payload (the `event:` name repeats the JSON type). */
-  push(data: string): void;
-  /** The complete response; throws StreamError when no terminal event arrived. */
-  finish(): ModelResponse;
-}
 
 interface StreamItem {
   index: number;
@@ -122,7 +116,11 @@ interface StreamItem {
   done: boolean;
 }
 
-export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delta: Delta) => void): ResponsesStreamDecoder {
+/**
+ * push() takes one SSE event's data (its JSON payload; the `event:` name repeats the JSON
+ * type); finish() gives the response, or throws StreamError when no terminal event arrived.
+ */
+export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delta: Delta) => void): StreamDecoder {
   const byIndex = new Map<number, StreamItem>();
   const byId = new Map<string, StreamItem>();
   let result: ModelResponse | undefined;

@@ -5,8 +5,8 @@
 // from providerData verbatim.
 import type { AssistantMessage, Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
-import type { PreparedSchema } from "./prepare.js";
-import { isRecord, str } from "./shared.js";
+import type { PreparedSchema } from "./strict-mode.js";
+import { isRecord, str } from "./decode.js";
 import { wireCallIds } from "./call-ids.js";
 
 export interface ResponsesSettings {

@@ -432,11 +432,12 @@ describe("openaiCompatible()", () => {
     expect(body(m, 1)).toMatchObject({ max_completion_tokens: 10, messages: [{ role: "developer", content: "sys" }, { role: "user", content: "hi" }] });
   });
 
-  it("works without a key against a local server, and ignores webSearch (no standard for it)", async () => {
+  it("works without a key against a local server, and refuses webSearch when the tools are set (no standard for it)", async () => {
     const m = await startOpenAIChatMock({ script: [{ text: "local" }] });
     mocks.push(m);
     const p = openaiCompatible({ baseURL: `${m.url}/`, model: "qwen" });
-    expect(await createClient({ provider: p, tools: [webSearch()] }).chat("hi")).toBe("local");
+    expect(() => createClient({ provider: p }).setTools([webSearch()])).toThrow(/web.?search/i);
+    expect(await createClient({ provider: p }).chat("hi")).toBe("local");
     expect(m.requests[0]!.headers.authorization).toBeUndefined();
     expect(body(m, 0).web_search_options).toBeUndefined();
     expect(body(m, 0).tools).toBeUndefined();

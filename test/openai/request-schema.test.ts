@@ -7,7 +7,7 @@ import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
 import { openai } from "../../adapters/openai.js";
 import { encodeChatRequest } from "../../adapters/openai/chat-encode.js";
-import { prepareTools } from "../../adapters/openai/prepare.js";
+import { prepareTools } from "../../adapters/openai/strict-mode.js";
 import { encodeResponsesRequest } from "../../adapters/openai/responses-encode.js";
 import { toStrictSchema } from "../../adapters/openai/strict-schema.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";

@@ -1,4 +1,5 @@
-// Small pieces both OpenAI decoders use.
+// What both OpenAI decoders (chat-decode.ts, responses-decode.ts) share: who is decoding,
+// reading untrusted JSON, and OpenAI error objects that arrive inside a 200 response.
 import { ProviderError, StreamError } from "../../src/errors.js";
 
 /** Who is decoding: names the provider in errors and finds the request id once known. */

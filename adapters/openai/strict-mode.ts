@@ -1,4 +1,4 @@
-// Tools and response formats as both OpenAI APIs take them: each schema compiled for
+// Strict mode for tools and response formats, as both OpenAI APIs take them: each schema compiled for
 // strict mode when strict is on and the schema allows it, else sent as written. The
 // original schema is kept so the model's output can be mapped back (null → absent).
 import type { ModelResponse, ToolSpec } from "../../src/provider.js";
