@@ -19,24 +19,11 @@ import { abortReason } from "../src/errors.js";
 import type { Provider } from "../src/provider.js";
 import { parseJSONOutput, StreamDecoder, toResponse } from "./claude-local/output.js";
 import { runProcess, spawner } from "./claude-local/process.js";
+import type { ClaudeLocalOptions } from "./claude-local/options.js";
 import { cliArgs, transcript } from "./claude-local/prompt.js";
 
 export { ClaudeCliError, RuntimeNotSupportedError, type ClaudeCliFailure } from "./claude-local/errors.js";
-
-export interface ClaudeLocalOptions {
-  /** The CLI to run: a name looked up on PATH, or a path. Default "claude". */
-  command?: string;
-  /** `--model`: an alias ("sonnet", "opus") or a full model name. Default: the CLI's own. */
-  model?: string;
-  /** Working directory of the CLI (its project: CLAUDE.md, settings, files it may read). */
-  cwd?: string;
-  /** ms before a request's CLI process is killed and the request fails. Default: none. */
-  timeout?: number;
-  /** Variables set for the CLI on top of this process's environment; `undefined` removes one. */
-  env?: Record<string, string | undefined>;
-  /** More CLI arguments, added after toolloop's own (e.g. ["--tools", ""] or ["--max-turns", "1"]). */
-  extraArgs?: readonly string[];
-}
+export type { ClaudeLocalOptions } from "./claude-local/options.js";
 
 export interface ClaudeLocalProvider extends Provider {
   readonly name: "claude-local";

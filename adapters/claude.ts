@@ -2,18 +2,16 @@
 //
 //   const provider = claude({ apiKey, model: "claude-sonnet-4-5" });
 //
-// Request encoding, the SSE decoder, the response mapping and the structured-output
-// strategies live in adapters/claude/; this file wires them to http.ts and adds the one
+// Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
+// schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
-import { checkTools } from "./claude/check-tools.js";
-import { replayable } from "./claude/messages.js";
-import { encodeRequest, type BodySettings } from "./claude/request.js";
-import { decodeMessage, mergeTurns, toModelResponse } from "./claude/response.js";
+import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./claude/decode.js";
+import { encodeRequest, replayable, type BodySettings } from "./claude/encode.js";
+import { checkTools } from "./claude/schema-check.js";
 import { toUsage } from "./claude/usage.js";
-import { createStreamDecoder } from "./claude/stream.js";
 import { outputTool, takeOutputCall, type StructuredOutputMode } from "./claude/structured-output.js";
 import type { Turn, WireMessage } from "./claude/wire.js";
 
@@ -100,7 +98,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
         requestId = id;
         decoder.push(event);
       });
-      return decoder.result();
+      return decoder.turn();
     };
 
     // pause_turn: a long server-tool turn was cut short; sending the paused content back

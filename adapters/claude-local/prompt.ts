@@ -2,7 +2,7 @@
 import { renderParts } from "../../src/messages.js";
 import type { Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
-import type { ClaudeLocalOptions } from "../claude-local.js";
+import type { ClaudeLocalOptions } from "./options.js";
 
 export function cliArgs(options: ClaudeLocalOptions, request: ModelRequest, streaming: boolean): string[] {
   // `--flag=value` so a value that starts with "-" is never read as another flag.

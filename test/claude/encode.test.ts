@@ -1,12 +1,11 @@
 // Unit tests of the pure parts: history → messages, the output schema transform, the tool
 // schema check, the finish-reason and usage mapping, and the stream decoder's edge cases.
 import { describe, expect, it } from "vitest";
-import { checkTools } from "../../adapters/claude/check-tools.js";
-import { toWireMessages } from "../../adapters/claude/messages.js";
+import { checkTools } from "../../adapters/claude/schema-check.js";
 import { toOutputSchema } from "../../adapters/claude/output-schema.js";
-import { encodeRequest, type BodySettings } from "../../adapters/claude/request.js";
+import { encodeRequest, toWireMessages, type BodySettings } from "../../adapters/claude/encode.js";
 import { finishReason, toUsage } from "../../adapters/claude/usage.js";
-import { createStreamDecoder } from "../../adapters/claude/stream.js";
+import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { isToolloopError, type ProviderError } from "../../src/errors.js";
 import type { Message } from "../../src/messages.js";
 import type { Delta } from "../../src/provider.js";
@@ -46,7 +45,7 @@ describe("history → messages", () => {
     expect(validateRequest({ model: "m", max_tokens: 1, messages })).toBeUndefined();
   });
 
-  it("unparsable or non-object arguments are sent as input {}; fenced JSON is cleaned", () => {
+  it("unparsable, fenced, too deep or non-object arguments are sent as input {} (the encoder does not clean them)", () => {
     const messages = toWireMessages([
       { role: "user", content: "Go" },
       {
@@ -57,11 +56,13 @@ describe("history → messages", () => {
           { id: "b", name: "t", arguments: "[1,2]" },
           { id: "c", name: "t", arguments: "" },
           { id: "d", name: "t", arguments: '```json\n{"y":2}\n```' },
+          { id: "e", name: "t", arguments: "[".repeat(200) + "]".repeat(200) },
+          { id: "f", name: "t", arguments: '{"y":2}' },
         ],
       },
-      { role: "tool", results: ["a", "b", "c", "d"].map((id) => ({ callId: id, name: "t", output: "x", isError: false })) },
+      { role: "tool", results: ["a", "b", "c", "d", "e", "f"].map((id) => ({ callId: id, name: "t", output: "x", isError: false })) },
     ]);
-    expect(messages[1]!.content.map((b) => b.input)).toEqual([{}, {}, {}, { y: 2 }]);
+    expect(messages[1]!.content.map((b) => b.input)).toEqual([{}, {}, {}, {}, {}, { y: 2 }]);
   });
 
   it("never sends empty or blank text, and drops turns left empty", () => {
@@ -289,7 +290,7 @@ describe("stream decoder edge cases", () => {
     d.push(ev({ type: "error", error: { type: "api_error" } }));
     d.push({ data: "[DONE]" });
     expect(d.finished).toBe(true);
-    expect(d.result()).toMatchObject({ content: [{ type: "text", text: "Hi" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } });
+    expect(d.turn()).toMatchObject({ content: [{ type: "text", text: "Hi" }], stopReason: "end_turn", usage: { input_tokens: 3, output_tokens: 2 } });
     expect(deltas).toEqual([{ type: "text-delta", text: "Hi" }]);
   });
 
@@ -300,7 +301,7 @@ describe("stream decoder edge cases", () => {
     d.push(ev({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a": tru' } }));
     d.push(ev({ type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 9 } }));
     d.push(ev({ type: "message_stop" }));
-    const turn = d.result();
+    const turn = d.turn();
     expect(turn.content).toEqual([{ type: "tool_use", id: "toolu_1", name: "t", input: {} }]);
     expect(turn.rawArguments).toEqual(['{"a": tru']);
   });
@@ -315,14 +316,14 @@ describe("stream decoder edge cases", () => {
     d.push(ev({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "fresh" } }));
     d.push(ev({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } }));
     d.push(ev({ type: "message_stop" }));
-    expect(d.result()).toMatchObject({ id: "msg_b", content: [{ type: "text", text: "fresh" }], usage: { input_tokens: 5, output_tokens: 1 } });
-    expect(d.result().usage.cache_read_input_tokens).toBeUndefined();
+    expect(d.turn()).toMatchObject({ id: "msg_b", content: [{ type: "text", text: "fresh" }], usage: { input_tokens: 5, output_tokens: 1 } });
+    expect(d.turn().usage.cache_read_input_tokens).toBeUndefined();
   });
 
   it("result() before message_stop is a StreamError", () => {
     const d = createStreamDecoder();
-    expect(() => d.result()).toThrow(/before message_start/);
+    expect(() => d.turn()).toThrow(/before message_start/);
     d.push(start);
-    expect(() => d.result()).toThrow(/before message_stop/);
+    expect(() => d.turn()).toThrow(/before message_stop/);
   });
 });

@@ -5,7 +5,7 @@
 // finish reason, usage and the providerData content.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
-import { toModelResponse } from "../../adapters/claude/response.js";
+import { toModelResponse } from "../../adapters/claude/decode.js";
 import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
 import { isToolloopError, type ProviderError } from "../../src/errors.js";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { join, relative } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import { createParser } from "eventsource-parser";
-import { createStreamDecoder } from "../../adapters/claude/stream.js";
+import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import type { Turn } from "../../adapters/claude/wire.js";
 import type { Delta } from "../../src/provider.js";
 
@@ -100,7 +100,7 @@ export function decodePieces(pieces: Uint8Array[], onDelta?: (d: Delta) => void)
   const text = new TextDecoder();
   for (const p of pieces) parser.feed(text.decode(p, { stream: true }));
   parser.feed(text.decode());
-  return decoder.result();
+  return decoder.turn();
 }
 
 /** The JSON payloads of the `data:` lines of a raw SSE text (no [DONE]). */

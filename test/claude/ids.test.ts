@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { toWireMessages } from "../../adapters/claude/messages.js";
+import { toWireMessages } from "../../adapters/claude/encode.js";
 import { createClient, tool, type Message } from "../../src/index.js";
 import { startClaudeMock, validateRequest, type ClaudeMock } from "../mock/claude.js";
 

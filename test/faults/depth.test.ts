@@ -6,7 +6,7 @@
 // are covered in model.test.ts.)
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { createStreamDecoder } from "../../adapters/claude/stream.js";
+import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
 import { cleanJSON, isToolloopError, jsonTool, tool } from "../../src/index.js";
 import { parseJSONArguments } from "../../src/clean-json.js";
@@ -96,7 +96,7 @@ describe("deep nesting", () => {
     ev({ type: "content_block_stop", index: 0 });
     ev({ type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } });
     ev({ type: "message_stop" });
-    const turn = d.result();
+    const turn = d.turn();
     expect(turn.content[0]).toMatchObject({ type: "tool_use", input: {} });
     expect(turn.rawArguments[0]).toBe(deepArray(N));
     expect(() => structuredClone(turn)).not.toThrow();

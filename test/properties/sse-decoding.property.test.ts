@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStreamDecoder } from "../../adapters/claude/stream.js";
+import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { createDecoder } from "../../adapters/gemini/decode.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
@@ -83,7 +83,7 @@ const ADAPTERS: Adapter[] = [
     ],
     decoder(onDelta) {
       const d = createStreamDecoder({ onDelta });
-      return { event: (ev) => d.push(ev), finish: () => d.result() };
+      return { event: (ev) => d.push(ev), finish: () => d.finish() };
     },
     async render(turns) {
       const m = await startClaudeMock({ script: turns.map((t) => ({ text: t.text, thinking: t.thinking, toolCalls: t.toolCalls })) });

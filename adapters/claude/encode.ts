@@ -1,12 +1,71 @@
+// ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
+// neutral history as Anthropic `messages`.
+import { renderParts } from "../../src/messages.js";
+import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
+import type { ModelRequest } from "../../src/provider.js";
+import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
+import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
+
+export interface BodySettings {
+  model: string;
+  maxTokens: number;
+  temperature: number | undefined;
+  topP: number | undefined;
+  topK: number | undefined;
+  stopSequences: string[] | undefined;
+  thinking: { budgetTokens: number } | undefined;
+  structuredOutput: StructuredOutputMode;
+}
+
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: WireMessage[];
+  system?: string;
+  tools?: Record<string, unknown>[];
+  tool_choice?: Record<string, unknown>;
+  thinking?: { type: "enabled"; budget_tokens: number };
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  output_config?: Record<string, unknown>;
+  stream?: true;
+}
+
+export function encodeRequest(request: ModelRequest, s: BodySettings, output: OutputTool | undefined): MessagesBody {
+  const body: MessagesBody = { model: s.model, max_tokens: s.maxTokens, messages: toWireMessages(request.messages) };
+  if (request.system) body.system = request.system;
+
+  const tools: Record<string, unknown>[] = request.tools.map((t) => ({
+    name: t.name,
+    ...(t.description ? { description: t.description } : {}),
+    input_schema: t.parameters,
+  }));
+  if (request.webSearch) tools.push({ type: "web_search_20250305", name: "web_search" });
+  if (output) tools.push(output.spec);
+  if (tools.length) {
+    body.tools = tools;
+    if (output) body.tool_choice = outputToolChoice(output, request, s.thinking !== undefined);
+    else body.tool_choice = request.toolChoice === "none" ? { type: "none" } : { type: "auto" };
+  }
+
+  if (s.thinking) body.thinking = { type: "enabled", budget_tokens: s.thinking.budgetTokens };
+  if (s.temperature !== undefined) body.temperature = s.temperature;
+  if (s.topP !== undefined) body.top_p = s.topP;
+  if (s.topK !== undefined) body.top_k = s.topK;
+  if (s.stopSequences?.length) body.stop_sequences = [...s.stopSequences];
+  if (request.responseSchema && !output) body.output_config = nativeOutputConfig(request.responseSchema.schema);
+  if (request.onDelta) body.stream = true;
+  return body;
+}
+
+// ---------------------------------------------------------------------------------------
 // Neutral history → Anthropic `messages`. The API wants alternating user/assistant turns
 // where every tool_use is answered by a tool_result at the start of the very next user
 // turn, and it rejects empty text blocks; the neutral history may hold consecutive
 // same-role messages and empty texts, so blocks are collected per role and merged.
-import { renderParts } from "../../src/messages.js";
-import { parseJSONArguments } from "../../src/clean-json.js";
-import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
-import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
-
 export function toWireMessages(history: readonly Message[]): WireMessage[] {
   const ids = new WireIds();
   const out: WireMessage[] = [];
@@ -86,8 +145,11 @@ function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
  * answered with an error by the loop; `{}` keeps the turn valid.
  */
 function toolInput(args: string): Record<string, unknown> {
+  // Plain JSON.parse, not the tool layer's cleanJSON: what the model wrapped in prose or
+  // fences was the model's mistake on that turn, and the replay only has to be valid.
+  if (args.trim() === "" || nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) return {};
   try {
-    const v = parseJSONArguments(args);
+    const v: unknown = JSON.parse(args);
     return isRecord(v) ? v : {};
   } catch {
     return {};

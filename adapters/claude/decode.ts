@@ -1,10 +1,14 @@
-// The streaming decoder: a small state machine fed one SSE event at a time (no I/O, no
-// timers), so it can be driven by postSSE or by a test that splits a recorded stream at
-// arbitrary byte boundaries. It rebuilds the same message a non-streaming request would
-// have returned, plus the raw argument text of each tool call as the model wrote it.
+// The API's answer → the neutral ModelResponse. A non-streamed body and a stream both
+// become a Turn (the message as the API described it), mapped by one function, so the two
+// cannot drift apart. The stream decoder is a small state machine fed one SSE event at a
+// time (no I/O, no timers): postSSE drives it, and tests split recorded streams at
+// arbitrary byte boundaries. It rebuilds the message a non-streaming request would have
+// returned, plus the raw argument text of each tool call as the model wrote it.
 import { ProviderError, StreamError } from "../../src/errors.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import type { Delta } from "../../src/provider.js";
+import type { ToolCall, Usage } from "../../src/messages.js";
+import type { Delta, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { finishReason, toUsage } from "./usage.js";
 import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
 
 const PROVIDER = "claude";
@@ -14,13 +18,16 @@ export interface SSEEvent {
   data: string;
 }
 
-export interface StreamDecoder {
-  /** Feeds one event. Throws ProviderError on an `error` event, StreamError on malformed data. */
-  push(event: SSEEvent): void;
+/**
+ * The one decoder contract (src/provider.ts), fed one SSE event at a time. push() throws
+ * ProviderError on an `error` event and StreamError on malformed data; finish() throws
+ * StreamError when the stream ended before message_stop. turn() is the same end as the
+ * Turn, for what the adapter does before mapping it (pause_turn, tool-mode ask()).
+ */
+export interface ClaudeStreamDecoder extends StreamDecoder<SSEEvent> {
   /** True once message_stop arrived. */
   readonly finished: boolean;
-  /** The whole turn. Throws StreamError when the stream ended before message_stop. */
-  result(): Turn;
+  turn(): Turn;
 }
 
 export interface StreamDecoderOptions {
@@ -38,7 +45,7 @@ interface Building {
   json: string[] | undefined;
 }
 
-export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamDecoder {
+export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeStreamDecoder {
   const { onDelta } = options;
   let started = false;
   let finished = false;
@@ -98,9 +105,13 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamD
         }
         break;
       }
-      case "thinking_delta":
-        (b.thinking ??= []).push(str(delta.thinking));
+      case "thinking_delta": {
+        const text = str(delta.thinking);
+        (b.thinking ??= []).push(text);
+        // Shown as reasoning; the block (with its signature) is still replayed whole.
+        if (text && onDelta) onDelta({ type: "reasoning-delta", text });
         break;
+      }
       case "signature_delta":
         (b.signature ??= []).push(str(delta.signature));
         break;
@@ -159,7 +170,10 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): StreamD
           return; // an event type from a newer API version
       }
     },
-    result() {
+    finish() {
+      return toModelResponse(this.turn());
+    },
+    turn() {
       if (!finished) fail(started ? "the stream ended before message_stop" : "the stream ended before message_start");
       const content: Block[] = [];
       const rawArguments: (string | undefined)[] = [];
@@ -225,4 +239,62 @@ function tryParse(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Non-streamed bodies, and the Turn → ModelResponse mapping both paths share
+
+/** Reads a non-streaming response body. */
+export function decodeMessage(body: unknown, requestId?: string): Turn {
+  if (!isRecord(body) || !Array.isArray(body.content)) {
+    throw new ProviderError({
+      provider: "claude",
+      type: "invalid_response",
+      message: "the response is not a message (no content array)",
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+  const content = body.content.filter(isBlock);
+  return {
+    id: typeof body.id === "string" ? body.id : undefined,
+    content,
+    stopReason: typeof body.stop_reason === "string" ? body.stop_reason : undefined,
+    usage: isRecord(body.usage) ? (body.usage as WireUsage) : {},
+    rawArguments: content.map(() => undefined),
+  };
+}
+
+/** Joins a paused turn and its continuation(s) into one, as if the model never paused. */
+export function mergeTurns(first: Turn, next: Turn): Turn {
+  return {
+    id: first.id,
+    content: [...first.content, ...next.content],
+    stopReason: next.stopReason,
+    usage: first.usage, // usage is summed per request by the caller (each was billed)
+    rawArguments: [...first.rawArguments, ...next.rawArguments],
+  };
+}
+
+export function toModelResponse(turn: Turn, usage: Usage = toUsage(turn.usage)): ModelResponse {
+  let text = "";
+  const toolCalls: ToolCall[] = [];
+  turn.content.forEach((block, i) => {
+    if (block.type === "text" && typeof block.text === "string") text += block.text;
+    else if (block.type === "tool_use") {
+      const raw = turn.rawArguments[i];
+      toolCalls.push({
+        id: String(block.id ?? ""),
+        name: String(block.name ?? ""),
+        // A non-object input (a broken gateway) reaches validation as it is, not as a silent {}.
+        arguments: raw ?? (block.input === undefined ? "{}" : JSON.stringify(block.input)),
+      });
+    }
+  });
+  const response: ModelResponse = { text, toolCalls, finishReason: finishReason(turn.stopReason), usage };
+  if (turn.content.length > 0) {
+    // The blocks were parsed for this turn alone (stream decoder or response body) and are
+    // not touched again here, so history can own them as they are.
+    response.providerData = { provider: "claude", value: turn.content };
+  }
+  return response;
 }
