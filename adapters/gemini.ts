@@ -1,11 +1,11 @@
 // toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
-import { StreamError, ProviderError } from "../src/errors.js";
+import { ProviderError } from "../src/errors.js";
 import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
-import { createDecoder, type Decoded } from "./gemini/decode.js";
+import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./gemini/decode.js";
 import { appendContent, encodeRequest } from "./gemini/encode.js";
 import { checkToolSchemas } from "./gemini/schema-check.js";
 import { isRecord, type GenerateContentRequest, type GenerationConfig, type Part } from "./gemini/wire.js";
@@ -37,7 +37,15 @@ export interface GeminiOptions extends ProviderOptions {
   thinking?: GeminiThinking;
 }
 
-export function gemini(options: GeminiOptions): Provider {
+/** What gemini() returns; JSON (and so logs) show only the name and model, never the key. */
+export interface GeminiProvider extends Provider {
+  readonly name: "gemini";
+  readonly model: string;
+  checkTools(tools: readonly ToolSpec[]): void;
+  toJSON(): { name: string; model: string };
+}
+
+export function gemini(options: GeminiOptions): GeminiProvider {
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new TypeError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
   }
@@ -56,29 +64,27 @@ export function gemini(options: GeminiOptions): Provider {
     const body = encodeRequest(request, { model, generationConfig });
     const { onDelta, signal } = request;
 
+    let requestId: string | undefined;
+    const ctx: DecodeContext = { provider: NAME, requestId: () => requestId, takenIds: () => callIdsOf(request.messages) };
+
     const once = async (): Promise<Decoded> => {
+      requestId = undefined;
       if (onDelta) {
-        const decoder = createDecoder("stream", NAME);
+        const decoder = createStreamDecoder(ctx, onDelta);
         const url = `${base}/${path}:streamGenerateContent?alt=sse`;
-        const { requestId } = await postSSE(http, { url, headers, body, signal }, (event) => {
-          let chunk: unknown;
-          try {
-            chunk = JSON.parse(event.data);
-          } catch {
-            throw new StreamError(NAME, `an event is not JSON: ${event.data.slice(0, 200)}`);
-          }
-          for (const delta of decoder.push(chunk)) onDelta(delta);
+        await postSSE(http, { url, headers, body, signal }, (event, id) => {
+          requestId = id;
+          decoder.push(event.data);
         });
-        return decoder.finish({ requestId });
+        return decoder.finishDecoded();
       }
       const url = `${base}/${path}:generateContent`;
-      const { body: json, requestId } = await postJSON(http, { url, headers, body, signal });
-      if (!isRecord(json)) {
+      const answer = await postJSON(http, { url, headers, body, signal });
+      requestId = answer.requestId;
+      if (!isRecord(answer.body)) {
         throw new ProviderError({ provider: NAME, type: "invalid_response", message: "the response body is not a JSON object", requestId });
       }
-      const decoder = createDecoder("json", NAME);
-      decoder.push(json);
-      return decoder.finish({ requestId });
+      return decodeBody(ctx, answer.body);
     };
 
     let usage = emptyUsage();
@@ -98,7 +104,7 @@ export function gemini(options: GeminiOptions): Provider {
     }
   };
 
-  const provider: Provider & { toJSON(): { name: string; model: string } } = {
+  const provider: GeminiProvider = {
     name: NAME,
     model,
     checkTools(tools: readonly ToolSpec[]) {
@@ -128,6 +134,13 @@ function reaskAfterMalformedCall(body: GenerateContentRequest, decoded: Decoded)
         "with arguments that are valid JSON matching the function's declared parameters.",
     },
   ]);
+}
+
+/** Every call id the history holds (what a derived id must not repeat). */
+function callIdsOf(messages: ModelRequest["messages"]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) ids.add(c.id);
+  return ids;
 }
 
 function generationConfigOf(o: GeminiOptions): GenerationConfig {

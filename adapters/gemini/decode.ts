@@ -1,7 +1,8 @@
-// GenerateContentResponse → neutral ModelResponse, as a small pure state machine: push()
-// each response chunk (one SSE event of streamGenerateContent?alt=sse, or the whole
-// generateContent body) and get the deltas it produced; finish() returns the complete
-// response. No I/O, so it can be fed a recorded stream split anywhere.
+// GenerateContentResponse → neutral ModelResponse, as a small pure state machine fed one
+// response chunk at a time: createStreamDecoder() is the StreamDecoder (src/provider.ts) for
+// streamGenerateContent?alt=sse (push() each event's data, deltas go to onDelta), and
+// decodeBody() runs the same machine over one generateContent body. No I/O, so it can be fed
+// a recorded stream split anywhere.
 //
 // What is kept for the next request (providerData.value.parts):
 // - JSON mode: the candidate's parts exactly as received.
@@ -12,13 +13,28 @@
 //   parts without a signature carry nothing and are dropped. Complete functionCall parts
 //   are kept verbatim; Vertex `partialArgs` calls are assembled into one
 //   `{functionCall: {name, args}}` part (see partial-args.ts).
+// Thought-summary text (parts with `thought: true`, thinkingConfig.includeThoughts) is
+// reported as reasoning-delta, never as answer text.
 import { ProviderError, StreamError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
 import { isRecord, type GeminiProviderValue, type Part, type UsageMetadata } from "./wire.js";
 
-export type DecodeMode = "stream" | "json";
+type DecodeMode = "stream" | "json";
+
+export interface DecodeContext {
+  /** Name used in errors (default "gemini"). */
+  provider?: string;
+  /** The response's request id, once known (for a StreamError at the end). */
+  requestId?: () => string | undefined;
+  /**
+   * The call ids the request's history already holds. Asked only when a call comes without
+   * an id: the id derived for it never repeats one (a response without responseId that makes
+   * the same call as an earlier step would otherwise get that step's id).
+   */
+  takenIds?: () => ReadonlySet<string>;
+}
 
 export interface Decoded {
   response: ModelResponse;
@@ -27,11 +43,48 @@ export interface Decoded {
   finishMessage: string | undefined;
 }
 
-export interface Decoder {
-  /** Feeds one GenerateContentResponse; returns the deltas it produced. Throws ProviderError on an error object. */
-  push(chunk: unknown): Delta[];
-  /** The complete response. In stream mode, throws StreamError if no finishReason (or blockReason) came. */
-  finish(context?: { requestId?: string }): Decoded;
+/** The StreamDecoder over SSE event data, plus the raw finish the adapter's re-ask needs. */
+export interface GeminiStreamDecoder extends StreamDecoder<string> {
+  /** finish() with the raw finishReason / finishMessage beside the response. */
+  finishDecoded(): Decoded;
+}
+
+interface Machine {
+  /** Feeds one GenerateContentResponse. Throws ProviderError on an error object. */
+  push(chunk: unknown, deltas: Delta[] | undefined): void;
+  /** In stream mode, throws StreamError if no finishReason (or blockReason) came. */
+  finish(): Decoded;
+}
+
+/** The decoder for streamGenerateContent?alt=sse: push() each event's data string. */
+export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: Delta) => void): GeminiStreamDecoder {
+  const provider = ctx.provider ?? "gemini";
+  const m = createMachine("stream", ctx);
+  const deltas: Delta[] | undefined = onDelta ? [] : undefined;
+  return {
+    push(data) {
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        throw new StreamError(provider, `an event is not JSON: ${data.slice(0, 200)}`, { requestId: ctx.requestId?.() });
+      }
+      m.push(chunk, deltas);
+      if (deltas && deltas.length > 0) {
+        for (const d of deltas) onDelta!(d);
+        deltas.length = 0;
+      }
+    },
+    finish: () => m.finish().response,
+    finishDecoded: () => m.finish(),
+  };
+}
+
+/** One generateContent body (already parsed). */
+export function decodeBody(ctx: DecodeContext, body: unknown): Decoded {
+  const m = createMachine("json", ctx);
+  m.push(body, undefined);
+  return m.finish();
 }
 
 const FILTERED = new Set([
@@ -52,7 +105,8 @@ interface OpenCall {
   args: ArgsAssembler;
 }
 
-export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
+function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
+  const provider = ctx.provider ?? "gemini";
   const parts: Part[] = [];
   const calls: ToolCall[] = [];
   let text = "";
@@ -64,21 +118,31 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
   let grounding: Record<string, unknown> | undefined;
   let citation: unknown;
   let open: OpenCall | undefined;
+  let taken: ReadonlySet<string> | undefined;
 
-  const addCall = (part: Part, deltas: Delta[]) => {
+  /** A derived id no earlier call of this response or of the history has. */
+  const deriveId = (name: string, argsJSON: string): string => {
+    taken ??= ctx.takenIds?.() ?? new Set();
+    for (let salt = 0; ; salt++) {
+      const id = callId(responseId, calls.length, name, argsJSON, salt);
+      if (!taken.has(id) && !calls.some((c) => c.id === id)) return id;
+    }
+  };
+
+  const addCall = (part: Part, deltas: Delta[] | undefined) => {
     const fc = part.functionCall!;
     const name = typeof fc.name === "string" ? fc.name : "";
     // Args that are not an object (a broken server) reach validation as they are; the
     // part kept for replay gets {} because the API takes only a Struct there.
     const argsJSON = fc.args === undefined ? "{}" : JSON.stringify(fc.args);
     if (fc.args !== undefined && !isRecord(fc.args)) fc.args = {};
-    const id = typeof fc.id === "string" && fc.id ? fc.id : callId(responseId, calls.length, name, argsJSON);
+    const id = typeof fc.id === "string" && fc.id ? fc.id : deriveId(name, argsJSON);
     calls.push({ id, name, arguments: argsJSON });
     parts.push(part);
-    deltas.push({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
+    deltas?.push({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
   };
 
-  const closeOpen = (deltas: Delta[]) => {
+  const closeOpen = (deltas: Delta[] | undefined) => {
     if (!open) return;
     const fc: Record<string, unknown> = { name: open.name, args: open.args.value() };
     if (open.id) fc.id = open.id;
@@ -88,7 +152,7 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
     addCall(part, deltas);
   };
 
-  const onFunctionCall = (part: Part, deltas: Delta[]) => {
+  const onFunctionCall = (part: Part, deltas: Delta[] | undefined) => {
     const fc = part.functionCall as Record<string, unknown>;
     const fragments = Array.isArray(fc.partialArgs) ? fc.partialArgs : undefined;
     const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
@@ -112,12 +176,12 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
     if (fc.willContinue !== true) closeOpen(deltas); // the empty `{}` (or a last fragment) ends the call
   };
 
-  const onText = (part: Part, deltas: Delta[]) => {
+  const onText = (part: Part, deltas: Delta[] | undefined) => {
     const t = part.text as string;
     const thought = part.thought === true;
-    if (!thought && t) {
-      text += t;
-      deltas.push({ type: "text-delta", text: t });
+    if (t) {
+      if (!thought) text += t;
+      deltas?.push(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
       parts.push(structuredClone(part));
@@ -132,17 +196,16 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
   };
 
   return {
-    push(chunk) {
+    push(chunk, deltas) {
       if (!isRecord(chunk)) throw new StreamError(provider, `unexpected response chunk: ${JSON.stringify(chunk)?.slice(0, 200)}`);
       if (chunk.error !== undefined) throw errorFromChunk(provider, chunk.error);
-      const deltas: Delta[] = [];
       if (typeof chunk.responseId === "string") responseId ??= chunk.responseId;
       if (isRecord(chunk.usageMetadata)) usage = chunk.usageMetadata as UsageMetadata;
       const feedback = chunk.promptFeedback;
       if (isRecord(feedback) && typeof feedback.blockReason === "string") blockReason = feedback.blockReason;
       const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
       const candidate = candidates.find((c) => isRecord(c) && (c.index === undefined || c.index === 0));
-      if (!isRecord(candidate)) return deltas;
+      if (!isRecord(candidate)) return;
       const content = candidate.content;
       const list = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
       for (const p of list) {
@@ -161,13 +224,12 @@ export function createDecoder(mode: DecodeMode, provider = "gemini"): Decoder {
         grounding = candidate.groundingMetadata;
       }
       if (candidate.citationMetadata !== undefined) citation = candidate.citationMetadata;
-      return deltas;
     },
-    finish(context) {
+    finish() {
       if (mode === "stream" && finishReason === undefined && blockReason === undefined) {
-        throw new StreamError(provider, "the stream ended before a finishReason arrived", { requestId: context?.requestId });
+        throw new StreamError(provider, "the stream ended before a finishReason arrived", { requestId: ctx.requestId?.() });
       }
-      closeOpen([]);
+      closeOpen(undefined);
       const response: ModelResponse = {
         text,
         toolCalls: calls,
@@ -193,7 +255,13 @@ export function mapFinishReason(raw: string | undefined, blockReason: string | u
   return "other";
 }
 
-/** Thoughts are billed as output; tool-use prompt tokens (grounding) as input. */
+/**
+ * Usage as billed. promptTokenCount already includes cachedContentTokenCount (the API
+ * reference: "still the total effective prompt size"), so inputTokens is all prompt tokens
+ * with the cache read a part of it; tool-use prompt tokens (grounding) are billed as input
+ * too. Thoughts are billed as output: outputTokens = candidates + thoughts, reasoningTokens
+ * the thoughts. Gemini reports no cache writes (implicit caching is free to fill).
+ */
 export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
   const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   const usage: Usage = {
@@ -201,6 +269,7 @@ export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<strin
     outputTokens: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount),
   };
   if (typeof u?.cachedContentTokenCount === "number") usage.cacheReadTokens = u.cachedContentTokenCount;
+  if (typeof u?.thoughtsTokenCount === "number" && u.thoughtsTokenCount > 0) usage.reasoningTokens = u.thoughtsTokenCount;
   const queries = grounding?.webSearchQueries;
   if (Array.isArray(queries) && queries.length > 0) usage.webSearches = queries.length;
   return usage;
@@ -221,12 +290,13 @@ export function errorFromChunk(provider: string, error: unknown): ProviderError 
 /**
  * An id for a call that came without one (the Gemini API rarely sends ids): derived from
  * the response id, the call's position and its content, so the same response always gets
- * the same ids (deltas, toolCalls and the replayed history agree) and calls of different
- * responses do not collide.
+ * the same ids (deltas, toolCalls and the replayed history agree). Without a responseId two
+ * responses making the same call would derive the same id; `salt` is raised until the id is
+ * new to the history (see deriveId).
  */
-function callId(responseId: string | undefined, index: number, name: string, args: string): string {
+function callId(responseId: string | undefined, index: number, name: string, args: string, salt: number): string {
   let h = 0x811c9dc5;
-  const s = `${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}`;
+  const s = `${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;

@@ -78,10 +78,12 @@ export function encodeContents(messages: readonly Message[]): Content[] {
   // functionResponse (undefined when the model's call carried none), and the call order.
   let responseIds = new Map<string, string | undefined>();
   let calls: readonly { id: string; name: string }[] = [];
+  // Every functionCall id this request carries, so none is sent twice (see uniqueId).
+  const sent = new Set<string>();
   for (const m of messages) {
     if (m.role === "user") appendContent(contents, "user", [{ text: typeof m.content === "string" ? m.content : renderParts(m.content) }]);
     else if (m.role === "assistant") {
-      const encoded = encodeAssistant(m);
+      const encoded = encodeAssistant(m, sent);
       responseIds = encoded.responseIds;
       calls = m.toolCalls ?? [];
       appendContent(contents, "model", encoded.parts);
@@ -98,17 +100,31 @@ export function appendContent(contents: Content[], role: Content["role"], parts:
   else contents.push({ role, parts });
 }
 
-function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map<string, string | undefined> } {
+/**
+ * A call id not yet sent in this request. A history moved from another provider (or from a
+ * local server that answers `call_0` every step) can repeat an id in a later step; the
+ * functionResponse that answers it then could not be told apart by id. The later one is sent
+ * as `<id>_2` (`_3`, ...) on both its functionCall and its functionResponse.
+ */
+function uniqueId(id: string, sent: Set<string>): string {
+  let out = id;
+  for (let n = 2; sent.has(out); n++) out = `${id}_${n}`;
+  sent.add(out);
+  return out;
+}
+
+function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[]; responseIds: Map<string, string | undefined> } {
   const calls = m.toolCalls ?? [];
   const responseIds = new Map<string, string | undefined>();
   const value = m.providerData?.provider === "gemini" ? providerValue(m.providerData.value) : undefined;
   if (!value) {
     const parts: Part[] = m.content ? [{ text: m.content }] : [];
     calls.forEach((c, i) => {
-      const part: Part = { functionCall: { id: c.id, name: c.name, args: argsObject(c.arguments) } };
+      const id = uniqueId(c.id, sent);
+      const part: Part = { functionCall: { id, name: c.name, args: argsObject(c.arguments) } };
       if (i === 0) part.thoughtSignature = SKIP_SIGNATURE;
       parts.push(part);
-      responseIds.set(c.id, c.id);
+      responseIds.set(c.id, id);
     });
     return { parts, responseIds };
   }
@@ -127,6 +143,13 @@ function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map
         if (part.thoughtSignature) droppedSignature = true;
         continue;
       }
+      if (wireId !== undefined && sent.has(wireId)) {
+        const renamed = uniqueId(wireId, sent);
+        responseIds.set(id, renamed);
+        parts.push({ ...part, functionCall: { ...part.functionCall, id: renamed } });
+        continue;
+      }
+      if (wireId !== undefined) sent.add(wireId);
       responseIds.set(id, wireId);
     }
     // Sent as stored (the body is serialised right away); only a part that is changed is copied.
@@ -135,8 +158,9 @@ function encodeAssistant(m: AssistantMessage): { parts: Part[]; responseIds: Map
   // Calls the parts do not hold (an edited history): sent the neutral way.
   for (const c of calls) {
     if (responseIds.has(c.id)) continue;
-    parts.push({ functionCall: { id: c.id, name: c.name, args: argsObject(c.arguments) } });
-    responseIds.set(c.id, c.id);
+    const id = uniqueId(c.id, sent);
+    parts.push({ functionCall: { id, name: c.name, args: argsObject(c.arguments) } });
+    responseIds.set(c.id, id);
   }
   const callParts = parts.filter((p) => isRecord(p.functionCall));
   if (droppedSignature && callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {

@@ -1,7 +1,8 @@
 // The decoder state machine on its own: finish reasons, usage, signatures, call ids,
 // Vertex partialArgs, errors inside the stream.
 import { describe, expect, it } from "vitest";
-import { createDecoder } from "../../adapters/gemini/decode.js";
+import { createStreamDecoder, decodeBody } from "../../adapters/gemini/decode.js";
+import type { Delta } from "../../src/provider.js";
 import { createArgsAssembler, parseJsonPath } from "../../adapters/gemini/partial-args.js";
 import type { Part } from "../../adapters/gemini/wire.js";
 
@@ -11,9 +12,10 @@ const chunk = (parts: Part[], extra: Record<string, unknown> = {}, top: Record<s
 });
 
 function stream(...chunks: unknown[]) {
-  const d = createDecoder("stream");
-  const deltas = chunks.flatMap((c) => d.push(c));
-  return { ...d.finish(), deltas };
+  const deltas: Delta[] = [];
+  const d = createStreamDecoder({}, (x) => deltas.push(x));
+  for (const c of chunks) d.push(JSON.stringify(c));
+  return { ...d.finishDecoded(), deltas };
 }
 
 describe("decoder", () => {
@@ -51,23 +53,22 @@ describe("decoder", () => {
       chunk([{ text: "a" }], {}, { usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } }),
       chunk([{ text: "b" }], { finishReason: "STOP" }, { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 7, thoughtsTokenCount: 30, toolUsePromptTokenCount: 4, cachedContentTokenCount: 60 } }),
     );
-    expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cacheReadTokens: 60 });
+    // promptTokenCount already holds the cached tokens: inputTokens is not promptTokenCount + cached
+    expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cacheReadTokens: 60, reasoningTokens: 30 });
   });
 
   it("a stream without a finishReason is a StreamError; a JSON body without one is 'other'", () => {
     expect(() => stream(chunk([{ text: "cut" }]))).toThrow(expect.objectContaining({ code: "stream_error" }));
-    const d = createDecoder("json");
-    d.push(chunk([{ text: "no reason" }]));
-    expect(d.finish().response.finishReason).toBe("other");
+    expect(decodeBody({}, chunk([{ text: "no reason" }])).response.finishReason).toBe("other");
   });
 
   it("an error object in the stream is a ProviderError with Google's status", () => {
-    const d = createDecoder("stream");
-    d.push(chunk([{ text: "a" }]));
-    expect(() => d.push({ error: { code: 500, message: "An internal error has occurred.", status: "INTERNAL" } })).toThrow(
+    const d = createStreamDecoder();
+    d.push(JSON.stringify(chunk([{ text: "a" }])));
+    expect(() => d.push(JSON.stringify({ error: { code: 500, message: "An internal error has occurred.", status: "INTERNAL" } }))).toThrow(
       expect.objectContaining({ code: "provider_error", status: 500, type: "INTERNAL", message: "gemini 500 INTERNAL: An internal error has occurred." }),
     );
-    expect(() => createDecoder("stream").push("nonsense")).toThrow(expect.objectContaining({ code: "stream_error" }));
+    expect(() => createStreamDecoder().push('"nonsense"')).toThrow(expect.objectContaining({ code: "stream_error" }));
   });
 
   it("keeps a thoughtSignature on the part it came on: an empty-text part, a part of its own, a text part", () => {
@@ -97,18 +98,21 @@ describe("decoder", () => {
     });
   });
 
-  it("thought summaries are kept apart from the text and never streamed as text", () => {
+  it("thought summaries are kept apart from the text and streamed as reasoning-delta, never as text", () => {
     const r = stream(chunk([{ text: "thinking ", thought: true }]), chunk([{ text: "more", thought: true }]), chunk([{ text: "Answer" }], { finishReason: "STOP" }));
     expect(r.response.text).toBe("Answer");
-    expect(r.deltas).toEqual([{ type: "text-delta", text: "Answer" }]);
+    expect(r.deltas).toEqual([
+      { type: "reasoning-delta", text: "thinking " },
+      { type: "reasoning-delta", text: "more" },
+      { type: "text-delta", text: "Answer" },
+    ]);
     expect((r.response.providerData!.value as { parts: Part[] }).parts).toEqual([{ text: "thinking more", thought: true }, { text: "Answer" }]);
   });
 
   it("JSON bodies keep their parts exactly, empty ones included", () => {
     const parts: Part[] = [{ text: "a" }, { text: "b" }, { text: "" }, { text: "", thoughtSignature: "QQ==" }];
-    const d = createDecoder("json");
-    d.push(chunk(parts, { finishReason: "STOP" }));
-    expect((d.finish().response.providerData!.value as { parts: Part[] }).parts).toEqual(parts);
+    const d = decodeBody({}, chunk(parts, { finishReason: "STOP" }));
+    expect((d.response.providerData!.value as { parts: Part[] }).parts).toEqual(parts);
   });
 
   it("uses the API's call ids when present, otherwise stable generated ones", () => {
@@ -122,6 +126,24 @@ describe("decoder", () => {
     expect(new Set(a).size).toBe(2);
     expect(other.some((id) => a.includes(id))).toBe(false);
     expect((stream(body("r1")).response.providerData!.value as { callIds: string[] }).callIds).toEqual(a);
+  });
+
+  it("without a responseId, the same call in a later step gets an id the history does not hold yet", () => {
+    const same = () => chunk([{ functionCall: { name: "f", args: { q: 1 } } }, { functionCall: { name: "f", args: { q: 1 } } }], { finishReason: "STOP" });
+    const first = stream(same()).response.toolCalls.map((c) => c.id);
+    expect(new Set(first).size).toBe(2);
+    // the next step's response is the same bytes: its derived ids must not repeat step 1's
+    const deltas: Delta[] = [];
+    const d = createStreamDecoder({ takenIds: () => new Set(first) }, (x) => deltas.push(x));
+    d.push(JSON.stringify(same()));
+    const second = d.finish().toolCalls.map((c) => c.id);
+    expect(new Set([...first, ...second]).size).toBe(4);
+    expect(deltas.map((x) => (x.type === "tool-call-delta" ? x.callId : ""))).toEqual(second);
+    expect(decodeBody({ takenIds: () => new Set(first) }, same()).response.toolCalls.map((c) => c.id)).toEqual(second);
+    // the history is asked only when an id has to be derived
+    let asked = 0;
+    decodeBody({ takenIds: () => (asked++, new Set()) }, chunk([{ functionCall: { id: "x", name: "f", args: {} } }], { finishReason: "STOP" }));
+    expect(asked).toBe(0);
   });
 
   it("a candidate other than the first is ignored", () => {

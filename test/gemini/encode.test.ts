@@ -2,7 +2,7 @@
 // GenerateContentRequest schema of Google's OpenAPI export, and the bodies compared with
 // what pydantic-ai sent in the recorded cassettes where they cover the same case.
 import { describe, expect, it } from "vitest";
-import { createDecoder } from "../../adapters/gemini/decode.js";
+import { createStreamDecoder, decodeBody } from "../../adapters/gemini/decode.js";
 import { encodeRequest, SKIP_SIGNATURE, structuredOutputWithTools } from "../../adapters/gemini/encode.js";
 import type { GenerateContentRequest, Part } from "../../adapters/gemini/wire.js";
 import type { Message, ModelRequest, ModelResponse, ToolSpec } from "../../src/index.js";
@@ -29,14 +29,12 @@ function assistantFrom(response: ModelResponse): Message {
   return m;
 }
 function decodeSSEFile(file: string): ModelResponse {
-  const d = createDecoder("stream");
-  for (const e of fixtureText(file).split("\r\n\r\n").filter(Boolean)) d.push(JSON.parse(e.slice("data: ".length)));
-  return d.finish().response;
+  const d = createStreamDecoder();
+  for (const e of fixtureText(file).split("\r\n\r\n").filter(Boolean)) d.push(e.slice("data: ".length));
+  return d.finish();
 }
 function decodeJSONFile(file: string): ModelResponse {
-  const d = createDecoder("json");
-  d.push(fixtureJSON(file));
-  return d.finish().response;
+  return decodeBody({}, fixtureJSON(file)).response;
 }
 /** pydantic's python SDK re-encodes signature bytes as base64url; the bytes are the same. */
 const std64 = (s: string) => s.replace(/-/g, "+").replace(/_/g, "/");

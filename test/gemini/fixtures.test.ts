@@ -65,7 +65,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
         text: 'There are **3** "r"s in strawberry.\n\nst**r**awbe**rr**y',
         calls: [],
         finishReason: "stop",
-        usage: { inputTokens: 9, outputTokens: 23 + 185 },
+        usage: { inputTokens: 9, outputTokens: 23 + 185, reasoningTokens: 185 },
         parts: [{ text: parts[0]!.text! + parts[1]!.text! }, { text: "", thoughtSignature: parts[2]!.thoughtSignature! }],
       };
     },
@@ -77,7 +77,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
       text: "",
       calls: [{ name: "weather", arguments: '{"location":"San Francisco"}' }],
       finishReason: "tool-calls",
-      usage: { inputTokens: 29, outputTokens: 15 + 45 },
+      usage: { inputTokens: 29, outputTokens: 15 + 45, reasoningTokens: 45 },
       parts: [partsOf(events(chunksToSSE("vercel-ai/google-tool-call.chunks.txt")))[0]!], // the call with its signature, verbatim
     }),
   },
@@ -96,7 +96,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
           { name: "read_screen", arguments: '{"id":"C"}' },
         ],
         finishReason: "tool-calls",
-        usage: { inputTokens: 249, outputTokens: 58 + 183 },
+        usage: { inputTokens: 249, outputTokens: 58 + 183, reasoningTokens: 183 },
         parts: [
           parts[0]!, // the thought summary
           parts[1]!, // {functionCall: {name: "read_theme"}, thoughtSignature}
@@ -119,7 +119,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
           { name: "getWeather", arguments: '{"location":"San Francisco"}' },
         ],
         finishReason: "tool-calls",
-        usage: { inputTokens: 26, outputTokens: 23 + 132 },
+        usage: { inputTokens: 26, outputTokens: 23 + 132, reasoningTokens: 132 },
         // the signature of the opening part stays on the assembled call
         parts: [
           { functionCall: { name: "getWeather", args: { location: "Boston" } }, thoughtSignature: first.thoughtSignature! },
@@ -151,7 +151,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
         text: textOf(answer),
         calls: [],
         finishReason: "stop",
-        usage: { inputTokens: 34, outputTokens: 469 + 787 },
+        usage: { inputTokens: 34, outputTokens: 469 + 787, reasoningTokens: 787 },
         parts: [
           { text: thoughts.map((p) => p.text).join(""), thought: true }, // summaries joined, not in the text
           answer[0]!, // the signed text part, exactly as it came
@@ -173,7 +173,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
         text,
         calls: [],
         finishReason: "stop",
-        usage: { inputTokens: 17 + 102, outputTokens: 241 + 412, webSearches: 1 },
+        usage: { inputTokens: 17 + 102, outputTokens: 241 + 412, reasoningTokens: 412, webSearches: 1 },
         parts: [{ text }],
         groundingMetadata: grounding,
       };
@@ -186,7 +186,7 @@ const streams: { file: string; sse: () => string; want: () => Expected }[] = [
       text: "",
       calls: [{ name: "get_country", arguments: "{}" }],
       finishReason: "tool-calls",
-      usage: { inputTokens: 29, outputTokens: 10 + 202 },
+      usage: { inputTokens: 29, outputTokens: 10 + 202, reasoningTokens: 202 },
       parts: [partsOf(events(fixtureText("pydantic-ai/test_google_streaming_tool_call_thought_signature.1.sse")))[0]!],
     }),
   },
@@ -258,7 +258,7 @@ const bodies: { file: string; want: () => Expected }[] = [
       text: "There are **3** r's in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y.",
       calls: [],
       finishReason: "stop",
-      usage: { inputTokens: 9, outputTokens: 28 + 244 },
+      usage: { inputTokens: 9, outputTokens: 28 + 244, reasoningTokens: 244 },
       parts: bodyParts("vercel-ai/google-text.json"),
     }),
   },
@@ -268,7 +268,7 @@ const bodies: { file: string; want: () => Expected }[] = [
       text: "",
       calls: [{ name: "weather", arguments: '{"location":"San Francisco"}' }],
       finishReason: "tool-calls",
-      usage: { inputTokens: 29, outputTokens: 15 + 893 },
+      usage: { inputTokens: 29, outputTokens: 15 + 893, reasoningTokens: 893 },
       parts: bodyParts("vercel-ai/google-tool-call.json"),
     }),
   },
@@ -278,7 +278,7 @@ const bodies: { file: string; want: () => Expected }[] = [
       text: '{"location":"Paris"}',
       calls: [],
       finishReason: "stop",
-      usage: { inputTokens: 6, outputTokens: 5 + 40 },
+      usage: { inputTokens: 6, outputTokens: 5 + 40, reasoningTokens: 40 },
       parts: [{ text: '{"location":"Paris"}' }],
     }),
   },
@@ -292,22 +292,22 @@ const bodies: { file: string; want: () => Expected }[] = [
         text: "",
         calls: [1, 2, 3].map(() => ({ name: "generate_topic", arguments: "{}" })),
         finishReason: "tool-calls",
-        usage: { inputTokens: 83, outputTokens: 30 + 190 },
+        usage: { inputTokens: 83, outputTokens: 30 + 190, reasoningTokens: 190 },
         parts,
       };
     },
   },
   ...[
-    [2, 348, 10 + 40],
-    [3, 415, 10 + 105],
-    [4, 546, 10 + 106],
-  ].map(([n, input, output]) => ({
+    [2, 348, 10, 40],
+    [3, 415, 10, 105],
+    [4, 546, 10, 106],
+  ].map(([n, input, candidates, thoughts]) => ({
     file: `pydantic-ai/test_google_instructions_only_with_tool_calls.${n}.response.json`,
     want: (): Expected => ({
       text: "",
       calls: [{ name: "generate_topic", arguments: "{}" }],
       finishReason: "tool-calls",
-      usage: { inputTokens: input!, outputTokens: output! },
+      usage: { inputTokens: input!, outputTokens: candidates! + thoughts!, reasoningTokens: thoughts! },
       parts: bodyParts(`pydantic-ai/test_google_instructions_only_with_tool_calls.${n}.response.json`),
     }),
   })),
@@ -328,15 +328,15 @@ const bodies: { file: string; want: () => Expected }[] = [
         },
       ],
       finishReason: "tool-calls",
-      usage: { inputTokens: 679, outputTokens: 65 + 235 },
+      usage: { inputTokens: 679, outputTokens: 65 + 235, reasoningTokens: 235 },
       parts: bodyParts("pydantic-ai/test_google_instructions_only_with_tool_calls.5.response.json"),
     }),
   },
   ...[
-    ["test_google_model_web_search_tool.1.response.json", 17 + 119, 201 + 213],
-    ["test_google_model_web_search_tool.2.response.json", 209 + 286, 206 + 131],
-    ["test_google_model_web_search_tool_stream.2.response.json", 249 + 319, 240 + 301],
-  ].map(([name, input, output]) => ({
+    ["test_google_model_web_search_tool.1.response.json", 17 + 119, 201, 213],
+    ["test_google_model_web_search_tool.2.response.json", 209 + 286, 206, 131],
+    ["test_google_model_web_search_tool_stream.2.response.json", 249 + 319, 240, 301],
+  ].map(([name, input, candidates, thoughts]) => ({
     file: `pydantic-ai/${name}`,
     want: (): Expected => {
       const body = fixtureJSON(`pydantic-ai/${name}`) as { candidates: { content: { parts: Part[] }; groundingMetadata: { webSearchQueries: string[] } }[] };
@@ -346,7 +346,7 @@ const bodies: { file: string; want: () => Expected }[] = [
         text: c.content.parts[0]!.text!,
         calls: [],
         finishReason: "stop",
-        usage: { inputTokens: input as number, outputTokens: output as number, webSearches: 1 },
+        usage: { inputTokens: input as number, outputTokens: (candidates as number) + (thoughts as number), reasoningTokens: thoughts as number, webSearches: 1 },
         parts: c.content.parts,
         groundingMetadata: c.groundingMetadata,
       };

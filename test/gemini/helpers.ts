@@ -1,7 +1,7 @@
 // Helpers shared by the Gemini adapter tests.
 import { createParser } from "eventsource-parser";
 import { gemini, type GeminiOptions } from "../../adapters/gemini.js";
-import { createDecoder, type Decoded } from "../../adapters/gemini/decode.js";
+import { createStreamDecoder, type Decoded } from "../../adapters/gemini/decode.js";
 import type { Delta, ModelRequest, ModelResponse, Provider } from "../../src/index.js";
 import { MOCK_API_KEY, startGeminiMock, type GeminiMock, type GeminiMockOptions } from "../mock/gemini.js";
 
@@ -33,13 +33,13 @@ export async function generate(provider: Provider, stream: boolean, extra: Parti
 
 /** Decodes raw SSE bytes cut into `pieces` the way http.ts does: bytes → text → events → decoder. */
 export function decodeSSE(pieces: readonly Uint8Array[]): { decoded: Decoded; deltas: Delta[] } {
-  const decoder = createDecoder("stream");
   const deltas: Delta[] = [];
-  const parser = createParser({ onEvent: (ev) => deltas.push(...decoder.push(JSON.parse(ev.data))) });
+  const decoder = createStreamDecoder({}, (d) => deltas.push(d));
+  const parser = createParser({ onEvent: (ev) => decoder.push(ev.data) });
   const text = new TextDecoder();
   for (const p of pieces) parser.feed(text.decode(p, { stream: true }));
   parser.feed(text.decode());
-  return { decoded: decoder.finish(), deltas };
+  return { decoded: decoder.finishDecoded(), deltas };
 }
 
 /** Splits bytes at the given sorted cut offsets. */

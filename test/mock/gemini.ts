@@ -54,6 +54,8 @@ export interface GeminiMockOptions {
   apiKey?: string;
   cors?: boolean;
   script?: MockTurn[] | ((body: unknown, index: number) => MockTurn);
+  /** false: answer without `responseId`, as some API versions and proxies do. */
+  responseIds?: boolean;
 }
 
 export interface GeminiMock {
@@ -131,7 +133,8 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
       validateRequest(body as Obj, issued);
       const turn = nextTurn(body);
       const model = m[1]!.slice("models/".length);
-      const chunks = render(turn, body as Obj, model, `mock-resp-${++responses}`, issued);
+      ++responses;
+      const chunks = render(turn, body as Obj, model, options.responseIds === false ? undefined : `mock-resp-${responses}`, issued);
       if (m[2] === "generateContent") {
         send(res, 200, merge(chunks), options.cors);
         return;
@@ -207,7 +210,7 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
 // ---------------------------------------------------------------------------------------
 // responses
 
-function render(turn: MockTurn, body: Obj, model: string, responseId: string, issued: Issued[]): Obj[] {
+function render(turn: MockTurn, body: Obj, model: string, responseId: string | undefined, issued: Issued[]): Obj[] {
   const promptTokens = Math.max(1, Math.ceil(JSON.stringify(body.contents ?? []).length / 4));
   const grounded = Array.isArray(body.tools) && body.tools.some((t) => isObj(t) && "googleSearch" in t);
   const base = (usage: Obj): Obj => ({ usageMetadata: usage, modelVersion: model, responseId });

@@ -13,10 +13,9 @@ import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
-import { createDecoder } from "../../adapters/gemini/decode.js";
+import { createStreamDecoder as createGeminiStreamDecoder } from "../../adapters/gemini/decode.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
-import { StreamError } from "../../src/errors.js";
 import type { Delta } from "../../src/provider.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
@@ -156,20 +155,8 @@ const ADAPTERS: Adapter[] = [
       ...files("gemini", [".chunks.txt"]).map((p) => named(p, jsonl(p, (l) => `data: ${l}\r\n\r\n`))),
     ],
     decoder(onDelta) {
-      const d = createDecoder("stream", "gemini");
-      return {
-        // what adapters/gemini.ts does with each event
-        event(ev) {
-          let chunk: unknown;
-          try {
-            chunk = JSON.parse(ev.data);
-          } catch {
-            throw new StreamError("gemini", `an event is not JSON: ${ev.data.slice(0, 200)}`);
-          }
-          for (const delta of d.push(chunk)) onDelta(delta);
-        },
-        finish: () => d.finish(),
-      };
+      const d = createGeminiStreamDecoder({ provider: "gemini" }, onDelta);
+      return { event: (ev) => d.push(ev.data), finish: () => d.finish() };
     },
     async render(turns) {
       const m = await startGeminiMock({
