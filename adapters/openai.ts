@@ -3,6 +3,7 @@
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 import { UnsupportedSchemaError } from "../src/errors.js";
 import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { requireApiKey } from "../src/api-key.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
 import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
 import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
@@ -56,6 +57,14 @@ export interface OpenAICompatibleCapabilities {
   developerRole?: boolean;
   /** Send the token limit as `max_completion_tokens` instead of `max_tokens`. Default false. */
   maxCompletionTokens?: boolean;
+  /**
+   * The model takes `image_url` parts (user turns, and tool images sent after the tool
+   * messages). Default false: a text-only model fails on them, so image parts are refused
+   * with UnsupportedContentError before sending unless you say the model sees.
+   */
+  vision?: boolean;
+  /** The server takes Chat Completions `file` parts (base64 PDF). Default false, refused the same way. */
+  files?: boolean;
 }
 
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -81,6 +90,7 @@ export interface OpenAIProvider extends Provider {
 /** OpenAI: the Responses API by default, Chat Completions with `api: "chat"`. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
   if (!options || typeof options.model !== "string" || options.model === "") throw new TypeError("openai() needs a model");
+  requireApiKey(options, { factory: "openai", defaultBaseURL: OPENAI_BASE_URL, env: ["OPENAI_API_KEY"] });
   const api = options.api ?? "responses";
   if (api !== "responses" && api !== "chat") throw new TypeError(`openai(): api must be "responses" or "chat", got ${JSON.stringify(api)}`);
   const base = trimSlash(options.baseURL ?? OPENAI_BASE_URL);
@@ -103,6 +113,7 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
           reasoningEffort: options.reasoning?.effort,
           parallelToolCalls: options.parallelToolCalls,
           capabilities: OPENAI_CHAT,
+          content: { provider: "openai", images: true, files: true },
         });
   return createProvider({
     name: "openai",
@@ -129,6 +140,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvid
   }
   if (typeof options.model !== "string" || options.model === "") throw new TypeError("openaiCompatible() needs a model");
   const compat = options.compat ?? {};
+  const name = options.name ?? "openai-compatible";
   const endpoint = chatEndpoint(trimSlash(options.baseURL), {
     model: options.model,
     maxOutputTokens: options.maxOutputTokens,
@@ -142,12 +154,18 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvid
       maxTokensField: compat.maxCompletionTokens ? "max_completion_tokens" : "max_tokens",
       webSearchOptions: false,
     },
+    content: {
+      provider: name,
+      images: compat.vision === true,
+      files: compat.files === true,
+      hint: "set openaiCompatible({ compat: { vision: true } }) or { files: true } when the server takes them",
+    },
   });
   // The server's own URL stands in for "the vendor's URL": a key sent there from a browser
   // is as exposed as an OpenAI key (dangerouslyAllowBrowser opts in).
   // No native web search on a generic server: setTools refuses webSearch() instead of dropping it.
   return { ...createProvider({
-      name: options.name ?? "openai-compatible",
+      name,
       options,
       vendorBaseURL: options.baseURL,
       strict: compat.strict ? "strict" : "omit",

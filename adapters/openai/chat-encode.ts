@@ -1,9 +1,10 @@
 // The neutral request → a Chat Completions body (POST {baseURL}/chat/completions).
 import { renderParts } from "../../src/messages.js";
-import type { Message } from "../../src/messages.js";
+import type { ContentPart, Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { PreparedSchema } from "./strict-mode.js";
 import { wireCallIds } from "./call-ids.js";
+import { chatParts, hasMedia, type ContentSupport } from "./content.js";
 
 /** What the server takes; OpenAI itself takes everything. */
 export interface ChatCapabilities {
@@ -26,10 +27,13 @@ export interface ChatSettings {
   reasoningEffort?: string;
   parallelToolCalls?: boolean;
   capabilities: ChatCapabilities;
+  /** Which media the server takes. Default: none (text only). */
+  content?: ContentSupport;
 }
 
 export type ChatMessage =
-  | { role: "system" | "developer" | "user"; content: string }
+  | { role: "system" | "developer"; content: string }
+  | { role: "user"; content: string | Record<string, unknown>[] }
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
@@ -49,7 +53,7 @@ export function encodeChatRequest(
   const caps = settings.capabilities;
   const messages: ChatMessage[] = [];
   if (request.system) messages.push({ role: caps.developerRole ? "developer" : "system", content: request.system });
-  messages.push(...encodeMessages(request.messages));
+  messages.push(...encodeMessages(request.messages, settings.content ?? TEXT_ONLY));
 
   const body: Record<string, unknown> = { model: settings.model, messages };
   if (tools.length > 0) {
@@ -78,14 +82,20 @@ export function encodeChatRequest(
   return body;
 }
 
-/** Neutral history → chat messages. One neutral tool message becomes one tool message per result. */
-export function encodeMessages(history: readonly Message[]): ChatMessage[] {
+const TEXT_ONLY: ContentSupport = { provider: "openai-compatible", images: false, files: false };
+
+/**
+ * Neutral history → chat messages. One neutral tool message becomes one tool message per
+ * result; tool messages take text only, so a step's tool media follow them in one user
+ * message, each part introduced by the call it came from.
+ */
+export function encodeMessages(history: readonly Message[], support: ContentSupport = TEXT_ONLY): ChatMessage[] {
   const out: ChatMessage[] = [];
   const wire = wireCallIds(history);
   for (const m of history) {
     switch (m.role) {
       case "user":
-        out.push({ role: "user", content: typeof m.content === "string" ? m.content : renderParts(m.content) });
+        out.push({ role: "user", content: typeof m.content === "string" ? m.content : userContent(m.content, support) });
         break;
       case "assistant": {
         const calls = m.toolCalls ?? [];
@@ -106,9 +116,23 @@ export function encodeMessages(history: readonly Message[]): ChatMessage[] {
       case "tool": {
         const ids = wire?.get(m);
         m.results.forEach((r, i) => out.push({ role: "tool", tool_call_id: ids?.[i] ?? r.callId, content: r.output }));
+        const media = m.results.flatMap((r, i) =>
+          hasMedia(r.content)
+            ? r.content.filter((p) => p.type !== "text").flatMap((p) => [
+                { type: "text", text: `Attachment from tool call ${ids?.[i] ?? r.callId} (${r.name}):` },
+                ...chatParts([p], support),
+              ])
+            : [],
+        );
+        if (media.length > 0) out.push({ role: "user", content: media });
         break;
       }
     }
   }
   return out;
+}
+
+/** Text-only parts stay one string (what every server takes); media need the array form. */
+function userContent(parts: readonly ContentPart[], support: ContentSupport): string | Record<string, unknown>[] {
+  return hasMedia(parts) ? chatParts(parts, support) : renderParts(parts);
 }

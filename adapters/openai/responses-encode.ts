@@ -8,6 +8,7 @@ import type { ModelRequest } from "../../src/provider.js";
 import type { PreparedSchema } from "./strict-mode.js";
 import { isRecord, str } from "./decode.js";
 import { wireCallIds } from "./call-ids.js";
+import { hasMedia, responsesParts, type ContentSupport } from "./content.js";
 
 export interface ResponsesSettings {
   provider: string;
@@ -62,17 +63,23 @@ export function encodeResponsesRequest(
 export function encodeInput(history: readonly Message[], settings: ResponsesSettings): ResponsesItem[] {
   const input: ResponsesItem[] = [];
   const wire = wireCallIds(history);
+  // The Responses API is OpenAI's own: it takes images and files in input and in tool output.
+  const support: ContentSupport = { provider: settings.provider, images: true, files: true };
   for (const m of history) {
     switch (m.role) {
       case "user":
-        input.push({ role: "user", content: m.content });
+        input.push({ role: "user", content: typeof m.content === "string" ? m.content : responsesParts(m.content, support) });
         break;
       case "assistant":
         input.push(...encodeAssistant(m, settings, wire?.get(m)));
         break;
       case "tool": {
         const ids = wire?.get(m);
-        m.results.forEach((r, i) => input.push({ type: "function_call_output", call_id: ids?.[i] ?? r.callId, output: r.output }));
+        m.results.forEach((r, i) => {
+          // Media travel as the output array (text parts included); text alone stays a string.
+          const output = hasMedia(r.content) ? responsesParts(r.content, support) : r.output;
+          input.push({ type: "function_call_output", call_id: ids?.[i] ?? r.callId, output });
+        });
         break;
       }
     }

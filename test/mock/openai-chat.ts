@@ -493,6 +493,8 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
       const id = msg.tool_call_id;
       if (typeof id !== "string") reject(`Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, "missing_required_parameter");
       pending = pending.filter((p) => p !== id);
+      if (Array.isArray(msg.content)) checkChatParts(msg.content, i, "tool");
+      else if (typeof msg.content !== "string") reject(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, "invalid_type");
       return;
     }
     if (pending.length > 0) {
@@ -514,6 +516,7 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
     } else if (typeof msg.content !== "string" && !Array.isArray(msg.content)) {
       reject(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${msg.content === null ? "null" : typeof msg.content} instead.`, `messages[${i}].content`, "invalid_type");
     }
+    if (Array.isArray(msg.content)) checkChatParts(msg.content, i, role as string);
   });
   if (pending.length > 0) {
     reject(
@@ -521,4 +524,44 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
       `messages.[${pendingAt}].role`,
     );
   }
+}
+
+/** Which content part types each role takes (tool, system and developer messages: text only). */
+const PART_TYPES: Record<string, string[]> = {
+  user: ["text", "image_url", "input_audio", "file"],
+  assistant: ["text", "refusal"],
+  tool: ["text"],
+  system: ["text"],
+  developer: ["text"],
+};
+
+/** Content parts the way the API checks them, with its error texts. */
+function checkChatParts(parts: unknown[], i: number, role: string): void {
+  const allowed = PART_TYPES[role] ?? ["text"];
+  if (parts.length === 0 && role === "tool") reject(`Invalid 'messages[${i}].content': empty array. Expected an array with minimum length 1, but got an empty array instead.`, `messages[${i}].content`, "empty_array");
+  parts.forEach((raw, j) => {
+    const where = `messages[${i}].content[${j}]`;
+    const part = raw as Record<string, unknown>;
+    if (!allowed.includes(part.type as string)) {
+      reject(`Invalid value: '${String(part.type)}'. Supported values are: ${allowed.map((t) => `'${t}'`).join(", ")}.`, `${where}.type`, "invalid_value");
+    }
+    if (part.type === "text" && typeof part.text !== "string") reject(`Missing required parameter: '${where}.text'.`, `${where}.text`, "missing_required_parameter");
+    if (part.type === "image_url") {
+      const url = (part.image_url as { url?: unknown } | undefined)?.url;
+      if (typeof url !== "string") reject(`Missing required parameter: '${where}.image_url.url'.`, `${where}.image_url.url`, "missing_required_parameter");
+      if (!/^https?:\/\//.test(url) && !/^data:image\/(png|jpeg|jpg|webp|gif);base64,[A-Za-z0-9+/=]*$/.test(url)) {
+        reject("Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.", `${where}.image_url.url`, "invalid_image_url");
+      }
+    }
+    if (part.type === "file") {
+      const file = (part.file ?? {}) as Record<string, unknown>;
+      if (typeof file.file_data !== "string" && typeof file.file_id !== "string") {
+        reject(`Missing required parameter: '${where}.file.file_data' or '${where}.file.file_id'.`, `${where}.file`, "missing_required_parameter");
+      }
+      if ("file_url" in file || "url" in file) reject(`Unrecognized request argument supplied: ${where}.file.${"file_url" in file ? "file_url" : "url"}`, `${where}.file`, "unrecognized_argument");
+      if (typeof file.file_data === "string" && !/^data:application\/pdf;base64,[A-Za-z0-9+/=]*$/.test(file.file_data)) {
+        reject("Invalid file data: expected a base64 data URL of a PDF file (data:application/pdf;base64,...).", `${where}.file.file_data`, "invalid_value");
+      }
+    }
+  });
 }

@@ -243,6 +243,7 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
         if (typeof item.content !== "string" && !Array.isArray(item.content)) {
           reject(`Invalid type for 'input[${i}].content': expected one of a string or array of input items.`, `input[${i}].content`, "invalid_type");
         }
+        if (Array.isArray(item.content) && item.role !== "assistant") checkInputParts(item.content, `input[${i}].content`);
         break;
       case "function_call":
         if (typeof item.call_id !== "string" || typeof item.name !== "string" || typeof item.arguments !== "string") {
@@ -255,6 +256,7 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
         if (typeof item.output !== "string" && !Array.isArray(item.output)) {
           reject(`Invalid type for 'input[${i}].output': expected a string.`, `input[${i}].output`, "invalid_type");
         }
+        if (Array.isArray(item.output)) checkInputParts(item.output, `input[${i}].output`);
         answered.add(item.call_id as string);
         break;
       case "reasoning": {
@@ -282,4 +284,42 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
   for (const [callId] of calls) {
     if (!answered.has(callId)) reject(`No tool output found for function call ${callId}.`, "input");
   }
+}
+
+const IMAGE_DATA_URL = /^data:image\/(png|jpeg|jpg|webp|gif);base64,[A-Za-z0-9+/=]*$/;
+
+/** input_text / input_image / input_file, in a user message or a function_call_output array. */
+function checkInputParts(parts: unknown[], where: string): void {
+  parts.forEach((raw, j) => {
+    const at = `${where}[${j}]`;
+    const part = raw as Item;
+    switch (part.type) {
+      case "input_text":
+        if (typeof part.text !== "string") reject(`Missing required parameter: '${at}.text'.`, `${at}.text`, "missing_required_parameter");
+        break;
+      case "input_image": {
+        const url = part.image_url;
+        if (typeof url !== "string" && typeof part.file_id !== "string") reject(`Missing required parameter: '${at}.image_url'.`, `${at}.image_url`, "missing_required_parameter");
+        if (typeof url === "string" && !/^https?:\/\//.test(url) && !IMAGE_DATA_URL.test(url)) {
+          reject("Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.", `${at}.image_url`, "invalid_image_url");
+        }
+        if (part.detail !== undefined && !["auto", "low", "high", "original"].includes(part.detail as string)) {
+          reject(`Invalid value: '${String(part.detail)}'. Supported values are: 'low', 'high', 'auto' and 'original'.`, `${at}.detail`, "invalid_value");
+        }
+        break;
+      }
+      case "input_file": {
+        const sources = ["file_data", "file_id", "file_url"].filter((k) => typeof part[k] === "string");
+        if (sources.length !== 1) reject(`Invalid '${at}': exactly one of 'file_data', 'file_id' or 'file_url' must be provided.`, at, "invalid_value");
+        if (typeof part.file_data === "string") {
+          if (!/^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]*$/.test(part.file_data)) reject("Invalid file data: expected a base64 data URL.", `${at}.file_data`, "invalid_value");
+          if (typeof part.filename !== "string") reject(`Missing required parameter: '${at}.filename'.`, `${at}.filename`, "missing_required_parameter");
+        }
+        if (typeof part.file_url === "string" && !/^https?:\/\//.test(part.file_url)) reject("Invalid file URL.", `${at}.file_url`, "invalid_value");
+        break;
+      }
+      default:
+        reject(`Invalid value: '${String(part.type)}'. Supported values are: 'input_text', 'input_image', and 'input_file'.`, `${at}.type`, "invalid_value");
+    }
+  });
 }
