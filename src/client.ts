@@ -2,7 +2,7 @@
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
 import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { abortReason, InvalidOptionsError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
 import { runLoop, type LoopConfig, type RunOptions, type RunResult, type StreamEvent } from "./loop.js";
@@ -67,8 +67,13 @@ export interface Client {
 const DEFAULT_MAX_TOOL_OUTPUT = 100_000;
 
 export function createClient(options: ClientOptions): Client {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidOptionsError("createClient() takes an options object with a provider, e.g. createClient({ provider: claude({ apiKey, model }) })");
+  }
   const { provider } = options;
-  if (!provider || typeof provider.generate !== "function") throw new TypeError("createClient needs a provider");
+  if (!provider || typeof provider.generate !== "function") {
+    throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
+  }
   const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
   let registry: Registry = createRegistry([]);
   let lastRun: RunResult | undefined;
@@ -116,6 +121,12 @@ export function createClient(options: ClientOptions): Client {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
     if (provider.supportsTools === false && tools.length > 0) throw new ToolsNotSupportedError(provider.name);
     const next = createRegistry(tools);
+    // Otherwise the marker would be dropped without a word and the model would never search.
+    if (next.webSearch && provider.supportsWebSearch === false) {
+      throw new InvalidToolError(
+        `webSearch(): the ${provider.name} provider has no native web search (it works with claude(), openai() and gemini()); use a search tool such as tavilySearch() instead`,
+      );
+    }
     provider.checkTools?.(next.specs);
     registry = next;
   };

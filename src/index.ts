@@ -1,6 +1,6 @@
 // Public API of the core. Adapters live in their own entry points (toolloop/claude, ...).
 export { createClient, type Client, type ClientOptions, type CallOptions } from "./client.js";
-export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions } from "./tool.js";
+export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions, type ToolInput, type ToolOutput } from "./tool.js";
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";
 export { toJSONSchema, type JSONSchema, type SchemaInput, type StandardJSONSchemaLike } from "./schema.js";
@@ -38,5 +38,6 @@ export {
   InvalidHistoryError,
   BrowserKeyError,
   type ErrorCode,
+  type ToolloopErrorOf,
   type ValidationIssue,
 } from "./errors.js";

@@ -76,6 +76,8 @@ export interface Provider {
   readonly model?: string;
   /** false for providers that cannot call tools (claude-local). Default true. */
   readonly supportsTools?: boolean;
+  /** false for providers with no native web search (Chat Completions, compatible servers): webSearch() is refused. Default true. */
+  readonly supportsWebSearch?: boolean;
   /**
    * Called by setTools(): throw (UnsupportedSchemaError) if a tool's schema cannot be sent,
    * so the mistake surfaces when the tool is set, not at the first request.

@@ -7,7 +7,7 @@ import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { ContentPart } from "./messages.js";
 import { jsonSchema } from "./json-schema.js";
-import { compileValidator, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn } from "./schema.js";
+import { compileValidator, isSchemaInput, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn } from "./schema.js";
 
 /** What a handler asks the person (or app) for; the run suspends until it is answered. */
 export interface InputRequest {
@@ -37,7 +37,14 @@ export interface ToolOutputContent {
 
 export type ToolCallResult = string | ToolOutputContent;
 
-export interface Tool {
+/**
+ * A tool. `Input` (the validated value `run` gets) and `Output` (what `run` resolves to) are
+ * type-only: tool() fills them in, so `ToolInput<typeof t>` / `ToolOutput<typeof t>` name them;
+ * plain `Tool` (both unknown) means any tool, and every `Tool<I, O>` is one.
+ */
+export interface Tool<Input = unknown, Output = unknown> {
+  /** Type-only (never present at run time): carries Input and Output through tool(). */
+  readonly "~types"?: { readonly input: Input; readonly output: Output } | undefined;
   name: string;
   description: string;
   parameters: JSONSchema;
@@ -56,18 +63,30 @@ type InferInput<S> = S extends v.GenericSchema | v.GenericSchemaAsync
     ? O
     : unknown;
 
-export interface ToolOptions<S extends SchemaInput> {
+/** The validated input type of a tool built by tool() (unknown for a hand-written one). */
+export type ToolInput<T> = T extends Tool<infer I, unknown> ? I : unknown;
+/** What a tool's `run` resolves to (unknown for a hand-written one). */
+export type ToolOutput<T> = T extends Tool<unknown, infer O> ? O : unknown;
+
+export interface ToolOptions<S extends SchemaInput, O = unknown> {
   name: string;
   description: string;
   input: S;
-  run: (input: InferInput<S>, ctx: ToolContext) => unknown;
-  timeout?: number;
+  run: (input: InferInput<S>, ctx: ToolContext) => O;
+  timeout?: number | undefined;
 }
 
 /** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
-export function tool<S extends SchemaInput>(options: ToolOptions<S>): Tool {
-  const parameters = toJSONSchema(options.input);
-  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout);
+export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S, O>): Tool<InferInput<S>, Awaited<O>> {
+  if (typeof options !== "object" || options === null) throw new InvalidToolError("tool() takes { name, description, input, run }");
+  if (!isSchemaInput(options.input)) {
+    throw new InvalidToolError(
+      `tool "${String(options.name)}" needs \`input\`: a valibot schema (v.object({...})) or a Standard Schema; for a raw JSON Schema use jsonTool({ parameters })`,
+    );
+  }
+  const parameters = toJSONSchema(options.input, String(options.name));
+  // The types are only carried (the "~types" marker is never set): build() is untyped inside.
+  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout) as Tool<InferInput<S>, Awaited<O>>;
 }
 
 export interface JsonToolOptions {
@@ -75,13 +94,18 @@ export interface JsonToolOptions {
   description: string;
   parameters: JSONSchema;
   run: (input: any, ctx: ToolContext) => unknown;
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 /** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
 export function jsonTool(options: JsonToolOptions): Tool {
-  const input = jsonSchema(options.parameters);
-  return build(options.name, options.description, toJSONSchema(input), input, options.run, options.timeout);
+  if (typeof options !== "object" || options === null) throw new InvalidToolError("jsonTool() takes { name, description, parameters, run }");
+  const { parameters } = options;
+  if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
+    throw new InvalidToolError(`tool "${String(options.name)}" needs \`parameters\`: a JSON Schema object such as { type: "object", properties: {...} }`);
+  }
+  const input = jsonSchema(parameters);
+  return build(options.name, options.description, toJSONSchema(input, String(options.name)), input, options.run, options.timeout);
 }
 
 type Run = (input: unknown, ctx: ToolContext) => unknown;

@@ -91,8 +91,8 @@ describe("calls on one client are serialised", () => {
 
 describe("createClient", () => {
   it("needs a provider", () => {
-    expect(() => createClient({} as never)).toThrow(TypeError);
-    expect(() => createClient({ provider: { name: "x" } } as never)).toThrow(TypeError);
+    expect(() => createClient({} as never)).toThrow(expect.objectContaining({ code: "invalid_options" }));
+    expect(() => createClient({ provider: { name: "x" } } as never)).toThrow(expect.objectContaining({ code: "invalid_options" }));
   });
 
   it("lastRun is undefined before any run", () => {
