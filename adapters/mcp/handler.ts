@@ -1,13 +1,16 @@
 // mcpHandler(): a toolloop tool set served as an MCP server over Streamable HTTP, as one
 // web-standard function (Request in, Response out) that any runtime can mount: Workers,
 // Deno.serve, Bun.serve, a Node http bridge. Stateless: no session ids, no server-initiated
-// stream (GET/DELETE answer 405), every POST carries everything needed to answer it.
+// stream (GET/DELETE answer 405), every POST carries everything needed to answer it. Each
+// request picks its era: one whose params._meta names 2026-07-28 is served by that revision
+// (envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
 import { silentLogger } from "../../src/log.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
 import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
-import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+import { classifyEra } from "./envelope.js";
+import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {
   /**
@@ -22,7 +25,7 @@ export interface McpHandlerOptions extends ServerOptions {
 }
 
 const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
-const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID";
+const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID";
 
 /** Serves `tools` as an MCP server at whatever path the returned function is mounted on. */
 export function mcpHandler(options: McpHandlerOptions): (request: Request) => Promise<Response> {
@@ -85,13 +88,27 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       return errorResponse(400, failure(null, PARSE_ERROR, "Parse error: the body is not JSON"), cors);
     }
 
-    // 5. The revision in effect. initialize negotiates it, so its header (if any) is not checked.
+    // 5. The era: a 2026-07-28 request names its revision in params._meta (and its headers must agree).
     const header = request.headers.get("mcp-protocol-version");
+    const era = classifyEra(body, { protocolVersion: header, method: request.headers.get("mcp-method"), name: request.headers.get("mcp-name") });
+    if (era.kind === "reject") return errorResponse(era.status, era.error, cors);
+    if (era.kind === "modern") {
+      const c = classify(body);
+      if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
+      if (c.kind !== "request") return emptyResponse(202, cors);
+      const response = await dispatch(c.message, { version: era.version, signal: request.signal, clientCapabilities: era.clientCapabilities });
+      if (format === "sse") {
+        return new Response(sseEvent(response), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      }
+      return jsonResponse(200, response, cors);
+    }
+
+    // 6. Legacy: the revision in effect. initialize negotiates it, so its header (if any) is not checked.
     const initializing = isObject(body) && body.method === "initialize";
     if (header !== null && !initializing && !isSupportedVersion(header)) {
       return errorResponse(
         400,
-        failure(null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${PROTOCOL_VERSIONS.join(", ")})`),
+        failure(null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${LEGACY_PROTOCOL_VERSIONS.join(", ")}; 2026-07-28 names its revision in params._meta)`),
         cors,
       );
     }

@@ -1,17 +1,21 @@
-// The MCP methods a tools-only server answers: initialize, ping, tools/list, tools/call.
+// The MCP methods a tools-only server answers, per protocol era. Legacy (2025-11-25 and
+// earlier): initialize, ping, tools/list, tools/call. Modern (2026-07-28, stateless):
+// server/discover, tools/list, tools/call; results carry resultType, lists carry ttlMs and
+// cacheScope, and a tool that asks for input answers "input_required" (multi round trip).
 // One JSON-RPC request in, one JSON-RPC response out; no HTTP here (handler.ts does that),
 // so the protocol can be tested on its own. A tool can never break the server: whatever
 // it throws becomes an isError result.
-import type { ToolCallResult, ToolOutputContent } from "../../src/tool.js";
-import { renderParts } from "../../src/messages.js";
-import { abortReason, InvalidToolError, isToolloopError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
+import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../src/errors.js";
+import { invokeTool, thrownText } from "../../src/invoke.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
 import type { ValidateFn } from "../../src/schema.js";
 import type { Tool } from "../../src/tool.js";
+import { toMcpContent } from "./content.js";
+import { createInputBridge, type InputRound } from "./input.js";
 import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
-import { inputErrorsAreToolResults, negotiateVersion, type ProtocolVersion } from "./versions.js";
+import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
 
 /** Hints about a tool's behaviour that MCP clients may show or use (untrusted by spec). */
 export interface McpToolAnnotations {
@@ -29,19 +33,29 @@ export interface ServerOptions {
   name: string;
   version: string;
   tools: readonly McpServedTool[];
-  /** Sent in the initialize result: how to use this server's tools. */
+  /** Sent in the initialize / server/discover result: how to use this server's tools. */
   instructions?: string;
+  /**
+   * How long (ms) 2026-07-28 clients may cache tools/list and server/discover, and whether
+   * shared caches may keep them ("public": the list is the same for every caller). Default
+   * { ttlMs: 300000, scope: "public" }.
+   */
+  cache?: { ttlMs?: number; scope?: "public" | "private" };
   logger?: Logger;
 }
 
 export interface CallContext {
-  /** The revision in effect for this request (header, or the spec's assumption). */
+  /** The revision in effect for this request (modern: its `_meta`; legacy: header, or the spec's assumption). */
   version: ProtocolVersion;
   /** Aborted when the HTTP request goes away. */
   signal: AbortSignal;
+  /** The client's capabilities when this request states them (every 2026-07-28 request does). */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonRpcResponse>;
+
+const DEFAULT_TTL_MS = 300_000;
 
 /**
  * Builds the method table for a tool set. Validates the set now (names, collisions,
@@ -55,6 +69,9 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     }
   }
   const logger = options.logger ?? silentLogger;
+  const ttlMs = Math.max(0, Math.floor(options.cache?.ttlMs ?? DEFAULT_TTL_MS));
+  const cacheScope = options.cache?.scope ?? "public";
+  const serverInfo = { name: options.name, version: options.version };
   // Compiled on first use: building a validator for every tool up front costs startup time.
   const validators = new Map<string, ValidateFn>();
   const validatorFor = (name: string, tool: Tool): ValidateFn => {
@@ -63,9 +80,11 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     return v;
   };
 
+  // Published under the tool's own spelling: MCP names are case-sensitive, and only the
+  // lookup below (the registry's lower-cased key) forgives a client's different case.
   const listing = (): Record<string, unknown>[] =>
-    [...registry.tools].map(([name, tool]) => {
-      const entry: Record<string, unknown> = { name, description: tool.description ?? "", inputSchema: tool.parameters };
+    [...registry.tools.values()].map((tool) => {
+      const entry: Record<string, unknown> = { name: tool.name, description: tool.description ?? "", inputSchema: tool.parameters };
       const { title, annotations } = tool as McpServedTool;
       if (typeof title === "string") entry.title = title;
       if (isObject(annotations)) entry.annotations = annotations;
@@ -73,15 +92,17 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     });
 
   async function callTool(req: JsonRpcRequest, ctx: CallContext): Promise<JsonRpcResponse> {
+    const modern = isModern(ctx.version);
+    const done = (result: Record<string, unknown>) => success(req.id, modern ? { resultType: "complete", ...result } : result);
     const params = req.params;
     if (!isObject(params) || typeof params.name !== "string") {
-      return failure(req.id, INVALID_PARAMS, 'tools/call needs params.name (a string)');
+      return failure(req.id, INVALID_PARAMS, "tools/call needs params.name (a string)");
     }
     const args = params.arguments ?? {};
     if (!isObject(args)) return failure(req.id, INVALID_PARAMS, "tools/call params.arguments must be an object");
-    const name = params.name.toLowerCase();
-    const tool = registry.tools.get(name);
+    const tool = registry.tools.get(params.name.toLowerCase());
     if (!tool) return failure(req.id, INVALID_PARAMS, `Unknown tool: ${params.name}`);
+    const name = tool.name;
 
     const invalid = (issues: ValidationIssue[], fallback: string): JsonRpcResponse => {
       const lines = issues.length ? issues.map((i) => `${i.path}: ${i.message}`) : [fallback];
@@ -90,7 +111,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
         return failure(req.id, INVALID_PARAMS, `Invalid arguments for tool ${name}: ${lines.join("; ")}`, { issues });
       }
       const text = [`Invalid arguments for tool ${name}:`, ...lines.map((l) => `- ${l}`), "Call the tool again with arguments matching its inputSchema."];
-      return success(req.id, textResult(text.join("\n"), true));
+      return done(textResult(text.join("\n"), true));
     };
 
     let checked: Awaited<ReturnType<ValidateFn>>;
@@ -98,26 +119,49 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       checked = await validatorFor(name, tool)(args);
     } catch (err) {
       // The tool's own schema is broken (an unresolvable $ref): the server's fault, not the caller's.
-      logger.error("mcp tool schema unusable", { tool: name, error: errorMessage(err) });
+      logger.error("mcp tool schema unusable", { tool: name, error: thrownText(err).message });
       return failure(req.id, INTERNAL_ERROR, `Internal error: the input schema of tool ${name} cannot be used`);
     }
     if (!checked.ok) return invalid(checked.issues, "");
 
+    // Input a handler asks for (ctx.requestInput): answered through the multi-round-trip
+    // fields of this request (2026-07-28), else refused with a tool error.
+    const round: InputRound | undefined = modern
+      ? { responses: isObject(params.inputResponses) ? params.inputResponses : {}, state: typeof params.requestState === "string" ? params.requestState : undefined }
+      : undefined;
+    const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation));
+
     logger.info("mcp tool call", { tool: name });
-    const outcome = await invoke(tool, JSON.stringify(args), String(req.id), ctx.signal, logger);
-    if (outcome.ok) return success(req.id, textResult(outcome.output, false));
-    const err = outcome.error;
-    // A tool() may check more than its JSON Schema says (valibot refinements).
-    if (isToolloopError(err, "failed_unmarshal_input")) {
-      return invalid((err as { issues?: ValidationIssue[] }).issues ?? [], err.message);
+    const outcome = await invokeTool(tool, JSON.stringify(args), { callId: String(req.id), logger, signal: ctx.signal, requestInput: bridge.requestInput });
+    switch (outcome.kind) {
+      case "ok":
+        return done({ content: outcome.content ? toMcpContent(outcome.content) : [{ type: "text", text: outcome.output }], isError: false });
+      case "cancelled":
+        return done(textResult("cancelled", true));
+      case "suspended": {
+        const asked = bridge.asked();
+        if (asked.kind === "input_required") return success(req.id, { resultType: "input_required", ...asked.result });
+        logger.warn("mcp tool needs input the client cannot give", { tool: name });
+        return done(textResult(asked.message, true));
+      }
+      case "thrown": {
+        const err = outcome.error;
+        // A tool() may check more than its JSON Schema says (valibot refinements).
+        if (isToolloopError(err, "failed_unmarshal_input")) {
+          return invalid((err as { issues?: ValidationIssue[] }).issues ?? [], err.message);
+        }
+        const message = thrownText(err).message;
+        logger.warn("mcp tool error", { tool: name, error: message });
+        return done(textResult(message, true));
+      }
     }
-    const message = errorMessage(err);
-    logger.warn("mcp tool error", { tool: name, error: message });
-    return success(req.id, textResult(message, true));
   }
 
+  const cacheable = () => ({ ttlMs, cacheScope });
+
   return async (req, ctx) => {
-    switch (req.method) {
+    const modern = isModern(ctx.version);
+    switch (modern ? `modern:${req.method}` : req.method) {
       case "initialize": {
         const params = isObject(req.params) ? req.params : {};
         if (typeof params.protocolVersion !== "string") {
@@ -126,23 +170,38 @@ export function createDispatcher(options: ServerOptions): Dispatch {
         const result: Record<string, unknown> = {
           protocolVersion: negotiateVersion(params.protocolVersion),
           capabilities: { tools: { listChanged: false } },
-          serverInfo: { name: options.name, version: options.version },
+          serverInfo,
+        };
+        if (options.instructions !== undefined) result.instructions = options.instructions;
+        return success(req.id, result);
+      }
+      case "modern:server/discover": {
+        const result: Record<string, unknown> = {
+          resultType: "complete",
+          supportedVersions: [MODERN_PROTOCOL_VERSION],
+          capabilities: { tools: {} },
+          ...cacheable(),
+          _meta: { [META.serverInfo]: serverInfo },
         };
         if (options.instructions !== undefined) result.instructions = options.instructions;
         return success(req.id, result);
       }
       case "ping":
         return success(req.id, {});
-      case "tools/list": {
+      case "tools/list":
+      case "modern:tools/list": {
         // Everything fits on one page, so we never hand out a cursor; any cursor is not ours.
         if (isObject(req.params) && req.params.cursor !== undefined) {
           return failure(req.id, INVALID_PARAMS, "invalid cursor");
         }
-        return success(req.id, { tools: listing() });
+        return success(req.id, modern ? { resultType: "complete", tools: listing(), ...cacheable() } : { tools: listing() });
       }
       case "tools/call":
+      case "modern:tools/call":
         return callTool(req, ctx);
       default:
+        // Resources, prompts, completion, logging, tasks (an extension we do not offer), and
+        // on 2026-07-28 also initialize and ping, which that revision removed.
         return failure(req.id, METHOD_NOT_FOUND, `Method not found: ${req.method}`);
     }
   };
@@ -150,57 +209,4 @@ export function createDispatcher(options: ServerOptions): Dispatch {
 
 function textResult(text: string, isError: boolean): Record<string, unknown> {
   return { content: [{ type: "text", text }], isError };
-}
-
-type Invocation = { ok: true; output: string } | { ok: false; error: unknown };
-
-/** Runs tool.call with the tool's timeout and the request's signal; never rejects. */
-function invoke(tool: Tool, input: string, callId: string, signal: AbortSignal, logger: Logger): Promise<Invocation> {
-  if (signal.aborted) return Promise.resolve({ ok: false, error: abortReason(signal) });
-  const controller = new AbortController();
-  return new Promise<Invocation>((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      controller.abort(abortReason(signal));
-      finish({ ok: false, error: new Error("cancelled") });
-    };
-    const finish = (v: Invocation) => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      resolve(v);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (tool.timeout !== undefined && tool.timeout > 0) {
-      const ms = tool.timeout;
-      timer = setTimeout(() => {
-        const err = new ToolTimeoutError(tool.name, ms);
-        controller.abort(err);
-        finish({ ok: false, error: err });
-      }, ms);
-    }
-    let p: Promise<ToolCallResult>;
-    try {
-      p = tool.call(input, { signal: controller.signal, callId, logger });
-    } catch (error) {
-      finish({ ok: false, error }); // a synchronous throw from a hand-written call
-      return;
-    }
-    Promise.resolve(p).then(
-      (output) => finish({ ok: true, output: typeof output === "string" ? output : renderParts((output as ToolOutputContent).content ?? []) }),
-      (error) => finish({ ok: false, error }),
-    );
-  });
-}
-
-/** The text an isError result carries: the Error's message, or the thrown value described. */
-function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  if (isObject(err) && typeof err.message === "string") return err.message;
-  let shown: string;
-  try {
-    shown = typeof err === "string" ? err : (JSON.stringify(err) ?? String(err));
-  } catch {
-    shown = Object.prototype.toString.call(err);
-  }
-  return `tool handler panicked: ${shown}`;
 }

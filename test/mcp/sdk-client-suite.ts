@@ -29,7 +29,7 @@ export function sdkClientSuite(url: () => string): void {
       expect(byName.get("get_weather")).toMatchObject({ description: getWeather.description, inputSchema: getWeather.parameters });
       expect(byName.get("add")!.inputSchema).toEqual(add.parameters);
       expect(byName.get("raw_echo")!.inputSchema).toEqual(rawEcho.parameters);
-      expect(byName.get("shout")).toMatchObject({ title: "Shout it", annotations: { readOnlyHint: true } });
+      expect(byName.get("Shout")).toMatchObject({ title: "Shout it", annotations: { readOnlyHint: true } });
     } finally {
       await client.close();
     }

@@ -1,0 +1,130 @@
+// Which era a POST belongs to, and the 2026-07-28 checks on a modern one. The body decides
+// (a request is modern when params._meta names its protocol version); headers are
+// cross-checked, never trusted on their own: MCP-Protocol-Version must equal the envelope's
+// version, Mcp-Method the body's method, and Mcp-Name the tool name of a tools/call (its
+// "=?base64?...?=" form decoded). A mismatch is 400 with -32020 (HeaderMismatch); an
+// envelope without its required keys is 400 with -32602; a revision we do not serve is
+// 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
+import { failure, INVALID_PARAMS, INVALID_REQUEST, isObject, type JsonRpcFailure } from "./jsonrpc.js";
+import { isModern, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+
+export const HEADER_MISMATCH = -32020;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export interface HeaderValues {
+  protocolVersion: string | null;
+  method: string | null;
+  name: string | null;
+}
+
+export type Era =
+  | { kind: "legacy" }
+  | { kind: "modern"; version: ProtocolVersion; clientCapabilities: Record<string, unknown> }
+  | { kind: "reject"; status: number; error: JsonRpcFailure };
+
+export function classifyEra(body: unknown, headers: HeaderValues): Era {
+  // Only a revision we serve makes a header "modern": an unknown one is refused by the legacy checks.
+  const headerModern = headers.protocolVersion !== null && isModern(headers.protocolVersion) && (PROTOCOL_VERSIONS as readonly string[]).includes(headers.protocolVersion);
+  if (Array.isArray(body)) {
+    if (headerModern || body.some((m) => isObject(m) && metaOf(m.params)?.[META.protocolVersion] !== undefined)) {
+      return reject(400, INVALID_REQUEST, null, "Bad Request: JSON-RPC batches may not carry 2026-07-28 requests");
+    }
+    return { kind: "legacy" };
+  }
+  if (!isObject(body) || typeof body.method !== "string") {
+    // Responses (answers to server requests) and invalid bodies: the legacy path sorts them out.
+    return headerModern && isObject(body) && !("method" in body)
+      ? reject(400, INVALID_REQUEST, null, "Bad Request: 2026-07-28 has no client responses to post")
+      : { kind: "legacy" };
+  }
+  const id = typeof body.id === "string" || typeof body.id === "number" ? body.id : null;
+  const isRequest = "id" in body;
+  const meta = metaOf(body.params);
+  const claim = meta?.[META.protocolVersion];
+
+  if (claim === undefined) {
+    if (!headerModern) return { kind: "legacy" };
+    if (body.method === "initialize") {
+      return mismatch(id, `initialize (the legacy handshake) was sent with MCP-Protocol-Version ${headers.protocolVersion}`);
+    }
+    // A notification has no envelope of its own: the header speaks for it.
+    if (!isRequest) return checkMethodHeader(body.method, headers, id) ?? { kind: "modern", version: headers.protocolVersion as ProtocolVersion, clientCapabilities: {} };
+    return reject(400, INVALID_PARAMS, id, `Invalid params: MCP-Protocol-Version names ${headers.protocolVersion}, but params._meta lacks ${META.protocolVersion}`, {
+      envelope: { missing: [META.protocolVersion] },
+    });
+  }
+
+  // The envelope is claimed: validate it, never fall back to the legacy path.
+  if (typeof claim !== "string") return invalidEnvelope(id, META.protocolVersion, "expected a protocol version string");
+  const caps = meta![META.clientCapabilities];
+  if (isRequest && caps === undefined) return invalidEnvelope(id, META.clientCapabilities, "missing");
+  if (caps !== undefined && !isObject(caps)) return invalidEnvelope(id, META.clientCapabilities, "expected an object");
+  const info = meta![META.clientInfo];
+  if (info !== undefined && !(isObject(info) && typeof info.name === "string" && typeof info.version === "string")) {
+    return invalidEnvelope(id, META.clientInfo, "expected { name, version }");
+  }
+  if (!isModern(claim) || !(PROTOCOL_VERSIONS as readonly string[]).includes(claim)) {
+    const supported = PROTOCOL_VERSIONS.filter(isModern);
+    return reject(400, UNSUPPORTED_PROTOCOL_VERSION, id, `Unsupported protocol version ${claim} (supported: ${supported.join(", ")})`, { supported, requested: claim });
+  }
+
+  // Standard headers (SEP-2243): required on requests, cross-checked on everything.
+  if (headers.protocolVersion === null) {
+    if (isRequest) return mismatch(id, "the MCP-Protocol-Version header is missing");
+  } else if (headers.protocolVersion !== claim) {
+    return mismatch(id, `params._meta names protocol version ${claim} but the MCP-Protocol-Version header names ${headers.protocolVersion}`);
+  }
+  if (isRequest && headers.method === null) return mismatch(id, "the Mcp-Method header is missing");
+  const methodProblem = checkMethodHeader(body.method, headers, id);
+  if (methodProblem) return methodProblem;
+  if (isRequest && body.method === "tools/call" && isObject(body.params) && typeof body.params.name === "string") {
+    if (headers.name === null) return mismatch(id, "the Mcp-Name header is missing");
+    const decoded = decodeHeaderValue(headers.name);
+    if (decoded === undefined) return mismatch(id, "the Mcp-Name header is not valid =?base64?...?= text");
+    if (decoded !== body.params.name) return mismatch(id, `params.name is ${JSON.stringify(body.params.name)} but the Mcp-Name header names ${JSON.stringify(decoded)}`);
+  }
+  return { kind: "modern", version: claim as ProtocolVersion, clientCapabilities: isObject(caps) ? caps : {} };
+}
+
+function checkMethodHeader(method: string, headers: HeaderValues, id: string | number | null): Era | undefined {
+  if (headers.method !== null && headers.method !== method) {
+    return mismatch(id, `the body names method ${method} but the Mcp-Method header names ${headers.method}`);
+  }
+  return undefined;
+}
+
+/** A header value as sent: plain ASCII, or "=?base64?<utf-8 as base64>?=" (undefined when that is malformed). */
+export function decodeHeaderValue(value: string): string | undefined {
+  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? undefined : value;
+  try {
+    const bytes = Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The header form of a value: itself when it is safe visible ASCII, else the base64 form. */
+export function encodeHeaderValue(value: string): string {
+  if (value !== "" && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="))) return value;
+  let bin = "";
+  for (const b of new TextEncoder().encode(value)) bin += String.fromCharCode(b);
+  return `=?base64?${btoa(bin)}?=`;
+}
+
+function metaOf(params: unknown): Record<string, unknown> | undefined {
+  return isObject(params) && isObject(params._meta) ? params._meta : undefined;
+}
+
+function mismatch(id: string | number | null, why: string): Era {
+  return reject(400, HEADER_MISMATCH, id, `Bad Request: the request headers and body disagree: ${why}`);
+}
+
+function invalidEnvelope(id: string | number | null, key: string, problem: string): Era {
+  return reject(400, INVALID_PARAMS, id, `Invalid _meta envelope for protocol revision 2026-07-28: ${key}: ${problem}`, { envelope: { key, problem } });
+}
+
+function reject(status: number, code: number, id: string | number | null, message: string, data?: unknown): Era {
+  return { kind: "reject", status, error: failure(id, code, message, data) };
+}
