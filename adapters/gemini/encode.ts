@@ -1,21 +1,24 @@
 // Neutral ModelRequest → GenerateContentRequest. Pure: no I/O, no clock, no randomness.
 //
 // History mapping:
-// - user → a "user" content with one text part.
+// - user → a "user" content: one text part, or the content parts mapped by media.ts
+//   (inlineData / fileData).
 // - assistant → a "model" content. With this adapter's own providerData the parts the
 //   model sent are replayed verbatim (thoughtSignature, thought summaries, everything),
 //   minus functionCall parts whose call the loop dropped. Otherwise the parts are built
 //   from the neutral text and toolCalls.
-// - tool → a "user" content of functionResponse parts, in the order of the calls.
+// - tool → a "user" content of functionResponse parts, in the order of the calls; a result's
+//   media go in its functionResponse.parts (Gemini 3), its text rendering in `response`.
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
-import { renderParts } from "../../src/messages.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
+import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
 import {
   isRecord,
   type Content,
+  type FunctionResponse,
   type GenerateContentRequest,
   type GenerationConfig,
   type GeminiProviderValue,
@@ -37,7 +40,7 @@ export interface EncodeOptions {
 }
 
 export function encodeRequest(request: ModelRequest, options: EncodeOptions): GenerateContentRequest {
-  const body: GenerateContentRequest = { contents: encodeContents(request.messages) };
+  const body: GenerateContentRequest = { contents: encodeContents(request.messages, options.model) };
   const system: Part[] = [];
   if (request.system) system.push({ text: request.system });
 
@@ -69,10 +72,11 @@ export function encodeRequest(request: ModelRequest, options: EncodeOptions): Ge
 
 /** Models before Gemini 3 cannot combine tools with responseMimeType application/json. */
 export function structuredOutputWithTools(model: string): boolean {
-  return !/(^|\/)gemini-(1|2)([.-]|$)/.test(model);
+  return !beforeGemini3(model);
 }
 
-export function encodeContents(messages: readonly Message[]): Content[] {
+/** `model` decides what tool media may be sent (functionResponse.parts needs Gemini 3). */
+export function encodeContents(messages: readonly Message[], model = ""): Content[] {
   const contents: Content[] = [];
   // For the tool message that follows an assistant message: call id → the id to put on its
   // functionResponse (undefined when the model's call carried none), and the call order.
@@ -81,13 +85,13 @@ export function encodeContents(messages: readonly Message[]): Content[] {
   // Every functionCall id this request carries, so none is sent twice (see uniqueId).
   const sent = new Set<string>();
   for (const m of messages) {
-    if (m.role === "user") appendContent(contents, "user", [{ text: typeof m.content === "string" ? m.content : renderParts(m.content) }]);
+    if (m.role === "user") appendContent(contents, "user", typeof m.content === "string" ? [{ text: m.content }] : userParts(m.content));
     else if (m.role === "assistant") {
       const encoded = encodeAssistant(m, sent);
       responseIds = encoded.responseIds;
       calls = m.toolCalls ?? [];
       appendContent(contents, "model", encoded.parts);
-    } else appendContent(contents, "user", encodeToolResults(m, calls, responseIds));
+    } else appendContent(contents, "user", encodeToolResults(m, calls, responseIds, model));
   }
   return contents;
 }
@@ -175,6 +179,7 @@ function encodeToolResults(
   m: ToolMessage,
   calls: readonly { id: string; name: string }[],
   responseIds: Map<string, string | undefined>,
+  model: string,
 ): Part[] {
   const rank = (id: string) => {
     const i = calls.findIndex((c) => c.id === id);
@@ -189,7 +194,12 @@ function encodeToolResults(
     else response = { error: parsed ?? r.output };
     const id = responseIds.get(r.callId);
     const name = r.name || calls.find((c) => c.id === r.callId)?.name || "";
-    return { functionResponse: id ? { id, name, response } : { name, response } };
+    const fr: FunctionResponse = id ? { id, name, response } : { name, response };
+    if (r.content) {
+      const media = toolResponseParts(r.content, model);
+      if (media.length > 0) fr.parts = media;
+    }
+    return { functionResponse: fr };
   });
 }
 

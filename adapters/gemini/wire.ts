@@ -13,6 +13,8 @@ export interface Part {
   thoughtSignature?: string;
   functionCall?: FunctionCall;
   functionResponse?: FunctionResponse;
+  inlineData?: Blob;
+  fileData?: FileData;
   [field: string]: unknown;
 }
 
@@ -38,6 +40,19 @@ export interface FunctionResponse {
   id?: string;
   name: string;
   response: Record<string, unknown>;
+  /** Media the function returned (Gemini 3): FunctionResponsePart, inlineData only. */
+  parts?: Part[];
+}
+
+export interface Blob {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
+
+export interface FileData {
+  mimeType?: string;
+  fileUri: string;
 }
 
 export interface Content {

@@ -130,9 +130,9 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw new ApiError(400, errorBody(400, `Invalid JSON payload received. ${raw ? "Unexpected token." : "Expected a value."}`, "INVALID_ARGUMENT"));
       }
-      validateRequest(body as Obj, issued);
-      const turn = nextTurn(body);
       const model = m[1]!.slice("models/".length);
+      validateRequest(body as Obj, issued, model);
+      const turn = nextTurn(body);
       ++responses;
       const chunks = render(turn, body as Obj, model, options.responseIds === false ? undefined : `mock-resp-${responses}`, issued);
       if (m[2] === "generateContent") {
@@ -345,7 +345,7 @@ function checkKey(header: string | string[] | undefined, query: string | null, a
   }
 }
 
-function validateRequest(body: Obj, issued: Issued[]): void {
+function validateRequest(body: Obj, issued: Issued[], model: string): void {
   const violations = checkAgainstSpec(body);
   if (violations.length) {
     throw new ApiError(
@@ -367,6 +367,7 @@ function validateRequest(body: Obj, issued: Issued[]): void {
       if (data.length > 1) {
         throw bad(`Invalid JSON payload received. Oneof field 'data' is already set. Cannot set '${data[1]}' at 'contents[${i}].parts[${j}]'`);
       }
+      checkMedia(p, `contents[${i}].parts[${j}]`, model, bad);
     });
   });
   contents.forEach((c, i) => {
@@ -420,6 +421,51 @@ function validateRequest(body: Obj, issued: Issued[]): void {
       }
     });
   });
+}
+
+// Media types the API takes (its "supported file formats" pages), and the shorter list of the
+// multimodal function-response docs. Anything else: 400 "Unsupported MIME type".
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"]);
+const DOCUMENT_TYPES = /^(application\/(pdf|json|rtf|x-javascript|x-python|x-typescript)|text\/[\w.+-]+|audio\/[\w.+-]+|video\/[\w.+-]+)$/;
+const FUNCTION_RESPONSE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"]);
+
+/**
+ * inlineData needs a supported mimeType and non-empty bytes (their base64 form is checked
+ * against the spec's `format: byte`); fileData a fileUri the API can fetch: a Files API uri
+ * (whose type it knows), or an https:/gs:// URL with its mimeType. functionResponse.parts
+ * (FunctionResponsePart: inlineData only, which the spec walk enforces) exist from Gemini 3
+ * on; older models answer the 400 the real API gives.
+ */
+function checkMedia(p: Obj, at: string, model: string, bad: (m: string) => ApiError): void {
+  const unsupported = (t: unknown) => bad(`Unsupported MIME type: ${String(t)}`);
+  const supported = (t: string) => IMAGE_TYPES.has(t) || (!t.startsWith("image/") && DOCUMENT_TYPES.test(t));
+  if (isObj(p.inlineData)) {
+    const { mimeType, data } = p.inlineData;
+    if (typeof mimeType !== "string" || mimeType === "") throw bad(`* GenerateContentRequest.${at}.inline_data.mime_type: mime_type must be specified.\n`);
+    if (!supported(mimeType)) throw unsupported(mimeType);
+    if (typeof data !== "string" || data === "") throw bad(`* GenerateContentRequest.${at}.inline_data.data: data must not be empty.\n`);
+  }
+  if (isObj(p.fileData)) {
+    const { mimeType, fileUri } = p.fileData;
+    if (typeof fileUri !== "string" || fileUri === "") throw bad(`* GenerateContentRequest.${at}.file_data.file_uri: file_uri must be specified.\n`);
+    const filesApi = /^https:\/\/generativelanguage\.googleapis\.com\/v1(beta)?\/files\/[a-z0-9-]+$/.test(fileUri);
+    if (!filesApi && !/^(https:\/\/|gs:\/\/)/.test(fileUri)) throw bad(`Invalid or unsupported file uri: ${fileUri}`);
+    if (mimeType === undefined && !filesApi) throw bad(`* GenerateContentRequest.${at}.file_data.mime_type: mime_type must be specified for this file_uri.\n`);
+    if (mimeType !== undefined && !supported(String(mimeType))) throw unsupported(mimeType);
+  }
+  if (isObj(p.functionResponse) && p.functionResponse.parts !== undefined) {
+    if (/^gemini-(1|2)([.-]|$)/.test(model)) {
+      throw bad(
+        "Unable to submit request because `function_response.parts` is not supported for this model. Learn more: https://ai.google.dev/gemini-api/docs/function-calling",
+      );
+    }
+    for (const [k, fp] of ((p.functionResponse.parts ?? []) as Obj[]).entries()) {
+      if (!isObj(fp) || !isObj(fp.inlineData)) throw bad(`* GenerateContentRequest.${at}.function_response.parts[${k}]: inline_data must be set.\n`);
+      const { mimeType, data } = fp.inlineData;
+      if (typeof mimeType !== "string" || !FUNCTION_RESPONSE_TYPES.has(mimeType)) throw unsupported(mimeType);
+      if (typeof data !== "string" || data === "") throw bad(`* GenerateContentRequest.${at}.function_response.parts[${k}].inline_data.data: data must not be empty.\n`);
+    }
+  }
 }
 
 /** The dotted path of the first `$ref` that does not resolve inside `root` (JSON pointer, $anchor or $id). */
