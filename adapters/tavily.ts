@@ -9,6 +9,7 @@
 // a tool result, so a bad key or an outage never crashes the run.
 import * as v from "valibot";
 import { isToolloopError, type ProviderError } from "../src/errors.js";
+import { requireApiKey } from "../src/api-key.js";
 import { httpSettings, postJSON, trimSlash, type FetchFn } from "../src/http.js";
 import { tool, type Tool } from "../src/tool.js";
 
@@ -75,7 +76,8 @@ const input = v.object({
 /** The `tavily_search` tool: searches the web through Tavily's REST API. */
 export function tavilySearch(options: TavilySearchOptions): Tool {
   const { apiKey } = options;
-  if (typeof apiKey !== "string" || apiKey === "") throw new TypeError("tavilySearch needs an apiKey");
+  // Always needed: the key travels as the Bearer token this tool sets itself.
+  requireApiKey({ apiKey }, { factory: "tavilySearch", defaultBaseURL: DEFAULT_BASE_URL, env: ["TAVILY_API_KEY"] });
   const url = `${trimSlash(options.baseURL ?? DEFAULT_BASE_URL)}/search`;
   const snippetLength = options.maxSnippetLength ?? 800;
   // Built once: throws BrowserKeyError now (not at the model's first search) when a key

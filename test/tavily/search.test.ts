@@ -46,7 +46,7 @@ describe("tavilySearch: the tool", () => {
   });
 
   it("needs an apiKey", () => {
-    expect(() => tavilySearch({ apiKey: "" })).toThrow(TypeError);
+    expect(() => tavilySearch({ apiKey: "" })).toThrow(expect.objectContaining({ code: "missing_api_key" }));
   });
 
   it("in a browser, refuses to send the key to api.tavily.com unless allowed; a proxy baseURL is fine", () => {

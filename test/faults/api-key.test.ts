@@ -1,0 +1,92 @@
+// A provider built without an API key fails at once with MissingApiKeyError (nothing is
+// ever sent unauthenticated), naming the option and whether the vendor's usual environment
+// variable is set. A proxy baseURL, an auth header, or openaiCompatible (local servers
+// need no key) are not refused.
+import { afterEach, describe, expect, it } from "vitest";
+import { claude } from "../../adapters/claude.js";
+import { gemini } from "../../adapters/gemini.js";
+import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { tavilySearch } from "../../adapters/tavily.js";
+import { createClient } from "../../src/index.js";
+import { startOpenAIChatMock } from "../mock/openai-chat.js";
+import { rejection } from "./support.js";
+
+const FACTORIES = [
+  { name: "claude", env: ["ANTHROPIC_API_KEY"], make: (o: object) => claude({ model: "m", ...o }), vendor: "https://api.anthropic.com/v1" },
+  { name: "openai", env: ["OPENAI_API_KEY"], make: (o: object) => openai({ model: "m", ...o }), vendor: "https://api.openai.com/v1" },
+  { name: "openai", env: ["OPENAI_API_KEY"], make: (o: object) => openai({ model: "m", api: "chat", ...o }), vendor: "https://api.openai.com/v1" },
+  { name: "gemini", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], make: (o: object) => gemini({ model: "m", ...o }), vendor: "https://generativelanguage.googleapis.com/v1beta" },
+  { name: "tavilySearch", env: ["TAVILY_API_KEY"], make: (o: object) => tavilySearch({ apiKey: "", ...o }), vendor: undefined },
+];
+
+const ALL_VARS = [...new Set(FACTORIES.flatMap((f) => f.env))];
+const saved = Object.fromEntries(ALL_VARS.map((v) => [v, process.env[v]]));
+afterEach(() => {
+  for (const v of ALL_VARS) {
+    if (saved[v] === undefined) delete process.env[v];
+    else process.env[v] = saved[v];
+  }
+});
+
+/** What the factory threw (fails the test when it did not). */
+function thrown(make: () => unknown): any {
+  try {
+    make();
+  } catch (err) {
+    return err;
+  }
+  throw new Error("expected the factory to throw");
+}
+
+describe.each(FACTORIES)("$name() without a key", ({ name, env, make, vendor }) => {
+  it("throws MissingApiKeyError naming the option, before anything is sent, and says the env variable is not set", () => {
+    for (const v of env) delete process.env[v];
+    let sent = 0;
+    const err = thrown(() => make({ fetch: async () => (sent++, new Response("{}")) }));
+    expect(err.code).toBe("missing_api_key");
+    expect(err.name).toBe("MissingApiKeyError");
+    expect(err.provider).toBe(name);
+    expect(err.message).toContain(`${name}({ apiKey`);
+    expect(err.message).toContain(`${env.join(" / ")} ${env.length > 1 ? "are" : "is"} not set`);
+    expect(sent).toBe(0);
+  });
+
+  it("says so when the usual environment variable holds a key that was not passed, without quoting it", () => {
+    for (const v of env) delete process.env[v];
+    const last = env[env.length - 1]!;
+    process.env[last] = "env-secret-value-123456";
+    const err = thrown(() => make({}));
+    expect(err.code).toBe("missing_api_key");
+    expect(err.message).toContain(`${last} is set in the environment`);
+    expect(err.message).toContain(`apiKey: process.env.${last}`);
+    expect(err.message).not.toContain("env-secret-value-123456");
+  });
+
+  if (vendor) {
+    it("accepts no key with a proxy baseURL, or with an auth header, and refuses it for the vendor's own URL", () => {
+      expect(() => make({ baseURL: "http://127.0.0.1:9/v1" })).not.toThrow();
+      expect(() => make({ headers: { Authorization: "Bearer from-a-header" } })).not.toThrow();
+      expect(thrown(() => make({ baseURL: `${vendor}/` })).code).toBe("missing_api_key");
+    });
+  }
+});
+
+describe("openaiCompatible()", () => {
+  it("needs no key: a local server is called without auth, over real HTTP", async () => {
+    const mock = await startOpenAIChatMock({ script: [{ text: "no key needed" }] });
+    try {
+      const client = createClient({ provider: openaiCompatible({ model: "m", baseURL: mock.url }) });
+      await expect(client.chat("hi")).resolves.toBe("no key needed");
+      expect(mock.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe("a key given as undefined (exactOptionalPropertyTypes callers)", () => {
+  it("is the same as no key", async () => {
+    const err = await rejection(Promise.resolve().then(() => claude({ apiKey: undefined, model: "m" })));
+    expect(err.code).toBe("missing_api_key");
+  });
+});
