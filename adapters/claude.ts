@@ -8,6 +8,7 @@
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { requireApiKey } from "../src/api-key.js";
 import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./claude/decode.js";
 import { encodeRequest, replayable, type BodySettings } from "./claude/encode.js";
 import { checkTools } from "./claude/schema-check.js";
@@ -53,6 +54,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new TypeError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
   }
+  requireApiKey(options, { factory: "claude", defaultBaseURL: DEFAULT_BASE_URL, env: ["ANTHROPIC_API_KEY"] });
   const maxTokens = options.maxTokens ?? 4096;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
   if (options.thinking && !(options.thinking.budgetTokens < maxTokens)) {

@@ -3,6 +3,7 @@
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
 import { ProviderError } from "../src/errors.js";
 import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { requireApiKey } from "../src/api-key.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./gemini/decode.js";
@@ -49,6 +50,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new TypeError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
   }
+  requireApiKey(options, { factory: "gemini", defaultBaseURL: DEFAULT_BASE_URL, env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] });
   const { apiKey, model } = options;
   const base = trimSlash(options.baseURL ?? DEFAULT_BASE_URL);
   const path = /^(models|tunedModels)\//.test(model) ? model : `models/${model}`;
