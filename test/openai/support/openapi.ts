@@ -60,6 +60,13 @@ function relax(defs: Record<string, unknown>): void {
   // output_text parts without logprobs and got 200.
   const text = defs.OutputTextContent as { required: string[] };
   text.required = text.required.filter((k) => k !== "logprobs");
+  // InputItem is a oneOf with `discriminator: type`, which plain JSON Schema cannot say: a
+  // user message with a content list ({role, content: [input_text, input_image...]}, the
+  // form OpenAI's vision and file-input guides show) is both an EasyInputMessage and an
+  // InputMessage, so "exactly one" fails although the server picks one by its type.
+  const item = defs.InputItem as { oneOf?: unknown[]; anyOf?: unknown[] };
+  item.anyOf = item.oneOf;
+  delete item.oneOf;
 }
 
 export interface SpecIssue {
