@@ -12,6 +12,9 @@ import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
 import type * as v from "valibot";
+import { priced, type Pricing } from "./pricing.js";
+import { tracing, type Tracer } from "./trace.js";
+import { compactor, type CompactionOptions } from "./compaction.js";
 
 export interface ClientOptions {
   provider: Provider;
@@ -35,6 +38,12 @@ export interface ClientOptions {
   maxToolOutput?: number;
   /** On reaching maxSteps, make one last call with tools disabled instead of throwing. Default false. */
   finalAnswerOnMaxSteps?: boolean;
+  /** USD per million tokens: every usage (per step and in total) gets `cost`. */
+  pricing?: Pricing;
+  /** Summarise older turns with the same provider when a request's input would pass `maxInputTokens`. */
+  compaction?: CompactionOptions;
+  /** OpenTelemetry GenAI spans through any tracer with OpenTelemetry's startSpan shape. */
+  tracer?: Tracer;
 }
 
 export interface CallOptions {
@@ -75,6 +84,12 @@ export function createClient(options: ClientOptions): Client {
     throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
   }
   const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
+  // Cost features are layers around the provider; pricing innermost, so spans and totals see `cost`.
+  let model = options.pricing ? priced(provider, options.pricing) : provider;
+  const traces = options.tracer && tracing(options.tracer, model);
+  if (traces) model = traces.provider;
+  const compaction = options.compaction && compactor(options.compaction, model);
+  if (compaction) model = compaction.provider;
   let registry: Registry = createRegistry([]);
   let lastRun: RunResult | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -82,7 +97,8 @@ export function createClient(options: ClientOptions): Client {
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
   const config = (): LoopConfig => ({
-    provider,
+    ...(compaction && { compact: compaction.compact }),
+    provider: model,
     registry,
     system: options.systemPrompt,
     maxSteps,
@@ -111,7 +127,7 @@ export function createClient(options: ClientOptions): Client {
   const runNow = async (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     if (prompt !== undefined) history.push({ role: "user", content: prompt });
-    const r = await runLoop(history, config(), opts);
+    const r = await (traces ? traces.run(() => runLoop(history, config(), opts)) : runLoop(history, config(), opts));
     lastRun = r;
     return r;
   };
@@ -120,7 +136,7 @@ export function createClient(options: ClientOptions): Client {
   const setTools = (tools: readonly Tool[]): void => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
     if (provider.supportsTools === false && tools.length > 0) throw new ToolsNotSupportedError(provider.name);
-    const next = createRegistry(tools);
+    const next = createRegistry(traces ? traces.tools(tools) : tools);
     // Otherwise the marker would be dropped without a word and the model would never search.
     if (next.webSearch && provider.supportsWebSearch === false) {
       throw new InvalidToolError(

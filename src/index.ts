@@ -1,5 +1,9 @@
 // Public API of the core. Adapters live in their own entry points (toolloop/claude, ...).
 export { createClient, type Client, type ClientOptions, type CallOptions } from "./client.js";
+export { fallback } from "./fallback.js";
+export type { Pricing } from "./pricing.js";
+export type { CompactionOptions } from "./compaction.js";
+export type { Tracer, TraceSpan, TraceContext } from "./trace.js";
 export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions, type ToolInput, type ToolOutput } from "./tool.js";
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";

@@ -45,6 +45,8 @@ export interface LoopConfig {
   logger: Logger;
   maxRetries: number | undefined;
   idleTimeout: number | undefined;
+  /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
+  compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
 }
 
 export interface RunOptions {
@@ -84,6 +86,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   for (let step = 1; ; step++) {
     const last = step > cfg.maxSteps;
     if (last && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
+    if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
     const response = await callModel(history, cfg, opts, last ? "none" : "auto");
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
@@ -92,7 +95,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (response.providerData) message.providerData = response.providerData;
     history.push(message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
-    const stepFinished = () => emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage });
+    const stepFinished = () =>
+      emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage, ...(response.provider && { provider: response.provider }) });
     if (calls.length === 0) {
       stepFinished();
       return finish(response.text, step);

@@ -1,0 +1,75 @@
+// createClient({ compaction }): a long run keeps its input under a limit by replacing older
+// turns with a summary the same provider writes. Toolloop does its own compaction rather
+// than a provider's native one (Anthropic context editing, OpenAI's compaction endpoint):
+// it works the same on every provider and through fallback(), and the history stays the
+// neutral, portable one a later request (or another provider) can read.
+import { InvalidOptionsError } from "./errors.js";
+import { emptyUsage, type Message, type Usage } from "./messages.js";
+import type { LoopConfig, RunOptions } from "./loop.js";
+import type { Provider } from "./provider.js";
+import { wrap } from "./wrap.js";
+
+export interface CompactionOptions {
+  /** Compact before a request whose input would pass this many tokens. */
+  maxInputTokens: number;
+  /** The newest messages kept whole (the cut moves further back to keep a call with its results). Default 4. */
+  keepRecent?: number;
+}
+
+const ASK =
+  "Summarise the conversation so far for your own later use: the user's requests, what was found out " +
+  "(tool results that still matter, with their figures), decisions made, and what is left to do. Reply with the summary only.";
+export const SUMMARY_HEADER = "Summary of the earlier conversation (older turns were compacted):\n";
+
+export interface Compactor {
+  /** The provider the loop calls: `inner`, noting each request's input tokens. */
+  provider: Provider;
+  /** Before each request: compacts `history` in place when needed; resolves the summary call's usage. */
+  compact(history: Message[], cfg: LoopConfig, opts: RunOptions): Promise<Usage>;
+}
+
+export function compactor(options: CompactionOptions, inner: Provider): Compactor {
+  const max = options.maxInputTokens;
+  const keep = options.keepRecent ?? 4;
+  if (!(max > 0) || !Number.isInteger(keep) || keep < 0) {
+    throw new InvalidOptionsError(`compaction needs maxInputTokens > 0 and a whole keepRecent >= 0, got ${String(max)} and ${String(keep)}`);
+  }
+  // Tokens of the last request and the size of the history it carried: the next request's
+  // input is estimated from them, so compaction happens before a request passes the limit.
+  let lastInput = 0;
+  let sentSize = 0;
+  return {
+    provider: wrap(inner, async (request) => {
+      const r = await inner.generate(request);
+      lastInput = r.usage.inputTokens;
+      return r;
+    }),
+    async compact(history, cfg, opts) {
+      let size = JSON.stringify(history).length;
+      const estimate = sentSize ? (lastInput * size) / sentSize : 0;
+      let usage = emptyUsage();
+      // The kept part starts at an assistant message, so a call and its results stay together
+      // and the summary (a user turn) is followed by the model's turn.
+      let cut = history.length - keep;
+      while (cut > 0 && history[cut]?.role !== "assistant") cut--;
+      if (Math.max(estimate, lastInput) > max && cut > 1) {
+        const r = await inner.generate({
+          // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
+          // cached prefix is reused), tools off.
+          ...(cfg.system === undefined ? {} : { system: cfg.system }),
+          messages: [...history.slice(0, cut), { role: "user", content: ASK }],
+          tools: cfg.registry.specs,
+          webSearch: cfg.registry.webSearch,
+          toolChoice: "none",
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
+        history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
+        size = JSON.stringify(history).length;
+        usage = r.usage;
+        opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
+      }
+      sentSize = size;
+      return usage;
+    },
+  };
+}

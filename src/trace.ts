@@ -1,0 +1,114 @@
+// createClient({ tracer }): OpenTelemetry GenAI spans without depending on
+// @opentelemetry/api. A tracer is anything with OpenTelemetry's startSpan(name, options,
+// context) shape; children nest through the context argument, which carries the parent span
+// under the key OpenTelemetry's own trace.setSpan() uses, so any OpenTelemetry SDK shows one
+// tree: invoke_agent (the run) > chat {model} (each model call), execute_tool {name} (each call).
+import type { RunResult } from "./loop.js";
+import type { Provider } from "./provider.js";
+import type { Tool } from "./tool.js";
+import { wrap } from "./wrap.js";
+
+type AttributeValue = string | number | boolean | string[];
+
+/** The part of OpenTelemetry's Context the SDKs read (and write, for a root span). */
+export interface TraceContext {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): TraceContext;
+  deleteValue(key: symbol): TraceContext;
+}
+
+export interface TraceSpan {
+  setAttribute(key: string, value: AttributeValue): unknown;
+  setStatus(status: { code: number; message?: string }): unknown;
+  recordException(exception: Error | string): unknown;
+  end(): void;
+}
+
+/** OpenTelemetry's Tracer shape (`trace.getTracer(name)` satisfies it). */
+export interface Tracer {
+  startSpan(name: string, options?: { kind?: number; attributes?: Record<string, AttributeValue> }, context?: TraceContext): TraceSpan;
+}
+
+const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+const CLIENT = 2; // SpanKind.CLIENT: the model call leaves the process
+const ERROR = 2; // SpanStatusCode.ERROR
+// GenAI semantic-convention names of the providers toolloop ships (others keep their own name).
+const SEMCONV_NAMES: Record<string, string> = { claude: "anthropic", gemini: "gcp.gemini" };
+
+function contextOf(values: Map<symbol, unknown>): TraceContext {
+  return {
+    getValue: (k) => values.get(k),
+    setValue: (k, v) => contextOf(new Map(values).set(k, v)),
+    deleteValue: (k) => {
+      const next = new Map(values);
+      next.delete(k);
+      return contextOf(next);
+    },
+  };
+}
+
+export interface Tracing {
+  provider: Provider;
+  tools(tools: readonly Tool[]): Tool[];
+  run(fn: () => Promise<RunResult>): Promise<RunResult>;
+}
+
+export function tracing(tracer: Tracer, inner: Provider): Tracing {
+  // The running invoke_agent span's context. A client runs one call at a time, so one slot is enough.
+  let parent: TraceContext | undefined;
+  const base = (operation: string): Record<string, AttributeValue> => {
+    const a: Record<string, AttributeValue> = { "gen_ai.operation.name": operation, "gen_ai.provider.name": SEMCONV_NAMES[inner.name] ?? inner.name };
+    if (inner.model !== undefined) a["gen_ai.request.model"] = inner.model;
+    return a;
+  };
+  async function span<T>(name: string, attributes: Record<string, AttributeValue>, fn: (s: TraceSpan) => Promise<T>, kind?: number): Promise<T> {
+    const s = tracer.startSpan(name, kind === undefined ? { attributes } : { kind, attributes }, parent);
+    try {
+      return await fn(s);
+    } catch (err) {
+      const e = err instanceof Error ? err : String(err);
+      s.recordException(e);
+      s.setAttribute("error.type", String((err as { code?: unknown })?.code ?? (err as Error)?.name ?? "Error"));
+      s.setStatus({ code: ERROR, message: typeof e === "string" ? e : e.message });
+      throw err;
+    } finally {
+      s.end();
+    }
+  }
+  const tokens = (s: TraceSpan, u: { inputTokens: number; outputTokens: number }) => {
+    s.setAttribute("gen_ai.usage.input_tokens", u.inputTokens);
+    s.setAttribute("gen_ai.usage.output_tokens", u.outputTokens);
+  };
+  return {
+    provider: wrap(inner, (request) =>
+      span(`chat ${inner.model ?? inner.name}`, base("chat"), async (s) => {
+        const r = await inner.generate(request);
+        if (r.provider) s.setAttribute("gen_ai.provider.name", SEMCONV_NAMES[r.provider] ?? r.provider);
+        tokens(s, r.usage);
+        s.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
+        return r;
+      }, CLIENT),
+    ),
+    tools: (tools) =>
+      tools.map((t) => {
+        const name = t.name.toLowerCase(); // the name the model calls (registry.ts)
+        return {
+          ...t,
+          call: (input, ctx) =>
+            span(`execute_tool ${name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": ctx.callId }, () => t.call(input, ctx)),
+        };
+      }),
+    // The root: made before `parent` is set, so it nests under the caller's active span if any.
+    run: (fn) =>
+      span("invoke_agent", base("invoke_agent"), async (s) => {
+        parent = contextOf(new Map([[SPAN_KEY, s]]));
+        try {
+          const r = await fn();
+          tokens(s, r.usage);
+          return r;
+        } finally {
+          parent = undefined;
+        }
+      }),
+  };
+}
