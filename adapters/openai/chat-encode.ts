@@ -63,7 +63,10 @@ export function encodeChatRequest(
       return { type: "function", function: fn };
     });
     // tool_choice and parallel_tool_calls are rejected by OpenAI when no tools are sent.
-    if (request.toolChoice === "none") body.tool_choice = "none";
+    const choice = request.toolChoice;
+    if (choice !== undefined && choice !== "auto") {
+      body.tool_choice = typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
+    }
     if (caps.parallelToolCalls) body.parallel_tool_calls = settings.parallelToolCalls ?? true;
   }
   if (request.webSearch && caps.webSearchOptions) body.web_search_options = {};

@@ -45,7 +45,9 @@ export function encodeResponsesRequest(
   if (request.webSearch) toolList.push({ type: "web_search" });
   if (toolList.length > 0) {
     body.tools = toolList;
-    if (request.toolChoice === "none") body.tool_choice = "none";
+    const choice = request.toolChoice;
+    // "auto" is the API's default and stays unsaid (the prefix stays byte-identical).
+    if (choice !== undefined && choice !== "auto") body.tool_choice = typeof choice === "string" ? choice : { type: "function", name: choice.name };
     if (settings.parallelToolCalls !== undefined && tools.length > 0) body.parallel_tool_calls = settings.parallelToolCalls;
   }
   if (format) {

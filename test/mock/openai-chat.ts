@@ -467,6 +467,17 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
   if (body.tool_choice !== undefined && !hasTools) {
     reject("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", "tool_choice", null);
   }
+  if (body.tool_choice !== undefined && hasTools) {
+    const choice = body.tool_choice as unknown;
+    if (typeof choice === "string") {
+      if (!["none", "auto", "required"].includes(choice)) reject(`Invalid value: '${choice}'. Supported values are: 'none', 'auto', and 'required'.`, "tool_choice", "invalid_value");
+    } else {
+      const c = choice as { type?: unknown; function?: { name?: unknown } };
+      if (c.type !== "function" || typeof c.function?.name !== "string") reject("Missing required parameter: 'tool_choice.function.name'.", "tool_choice.function.name", "missing_required_parameter");
+      const names = (tools as { function?: { name?: unknown } }[]).map((t) => t.function?.name);
+      if (!names.includes(c.function.name)) reject(`Invalid value for 'tool_choice': tool '${c.function.name}' not found in 'tools' list.`, "tool_choice", null);
+    }
+  }
   if (body.parallel_tool_calls !== undefined && !hasTools) {
     reject("Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", "parallel_tool_calls", null);
   }

@@ -211,6 +211,16 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
   if (body.tool_choice !== undefined && !["none", "auto", "required"].includes(body.tool_choice as string) && typeof body.tool_choice !== "object") {
     reject(`Invalid value: '${String(body.tool_choice)}'. Supported values are: 'none', 'auto', and 'required'.`, "tool_choice", "invalid_value");
   }
+  if (typeof body.tool_choice === "object" && body.tool_choice !== null) {
+    const c = body.tool_choice as Item;
+    if (c.type === "function") {
+      if (typeof c.name !== "string") reject("Missing required parameter: 'tool_choice.name'.", "tool_choice.name", "missing_required_parameter");
+      const names = (Array.isArray(tools) ? (tools as Item[]) : []).filter((t) => t.type === "function").map((t) => t.name);
+      if (!names.includes(c.name)) reject(`Tool choice '${String(c.name)}' not found in 'tools' parameter.`, "tool_choice", null);
+    } else if (c.type !== "allowed_tools" && c.type !== "web_search" && c.type !== "web_search_preview") {
+      reject(`Invalid value: '${String(c.type)}'.`, "tool_choice.type", "invalid_value");
+    }
+  }
   if (body.parallel_tool_calls !== undefined && typeof body.parallel_tool_calls !== "boolean") {
     reject("Invalid type for 'parallel_tool_calls': expected a boolean.", "parallel_tool_calls", "invalid_type");
   }
