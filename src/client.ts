@@ -2,12 +2,15 @@
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
 import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, InvalidOptionsError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { abortReason, InvalidOptionsError, InvalidToolError, StructuredOutputError, SuspendedError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
-import { runLoop, type LoopConfig, type RunOptions, type RunResult, type StreamEvent } from "./loop.js";
-import type { Message } from "./messages.js";
-import type { Provider } from "./provider.js";
+import { pendingCalls, runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
+import { emptyUsage, type ContentPart, type Message } from "./messages.js";
+import type { Provider, ToolChoice } from "./provider.js";
+import { createSigner } from "./sign.js";
+import type { StopCondition } from "./stop.js";
+import { applyDecisions, cancelPending, type Decision } from "./suspend.js";
 import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
@@ -44,10 +47,28 @@ export interface ClientOptions {
   compaction?: CompactionOptions;
   /** OpenTelemetry GenAI spans through any tracer with OpenTelemetry's startSpan shape. */
   tracer?: Tracer;
+  /** Signs pending calls (HMAC-SHA-256); decisions for unsigned or changed calls are refused. */
+  secret?: string | CryptoKey;
+  /** What the model may do with tools on each request. Default "auto". */
+  toolChoice?: ToolChoice;
+  /** Runs before each model call: may change the tools, toolChoice and system prompt for it. */
+  prepareStep?: PrepareStep;
+  /** Called after each step (in chat, ask and stream alike). */
+  onStepFinish?: (step: StepResult) => void | Promise<void>;
+  /** After a step with tool calls, if one holds: one last call with tools off gives the answer. */
+  stopWhen?: StopCondition | readonly StopCondition[];
 }
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** This call's step limit (default: the client's). */
+  maxSteps?: number;
+  /** This call's tool choice (default: the client's, "auto"). */
+  toolChoice?: ToolChoice;
+  /** This call's system prompt instead of the client's. */
+  system?: string;
+  /** Answers to the pending calls (client.pending); the run resumes with them. */
+  decisions?: readonly Decision[];
 }
 
 type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync
@@ -61,12 +82,18 @@ export interface Client {
   setTools(tools: readonly Tool[]): void;
   /** Appends a message to the history without calling the model. */
   add(message: Message): void;
-  /** Sends `prompt` (or, without one, continues the history) and resolves to the final text. */
-  chat(prompt?: string, options?: CallOptions): Promise<string>;
+  /** Sends `prompt` (or, without one, continues the history) and resolves to the final text. Rejects with SuspendedError when calls wait for decisions. */
+  chat(prompt?: string | ContentPart[], options?: CallOptions): Promise<string>;
   /** Like chat, but the answer must be JSON matching `schema`; resolves to the validated value. */
-  ask<S extends SchemaInput>(prompt: string, schema: S, options?: CallOptions): Promise<Infer<S>>;
-  /** Like chat, as an async iterable of events ending with `finish`. Breaking out aborts the run. */
-  stream(prompt?: string, options?: CallOptions): AsyncIterable<StreamEvent>;
+  ask<S extends SchemaInput>(prompt: string | ContentPart[] | undefined, schema: S, options?: CallOptions): Promise<Infer<S>>;
+  /** Like chat, as an async iterable of events ending with `finish` (after `suspended` when calls wait). Breaking out aborts the run. */
+  stream(prompt?: string | ContentPart[], options?: CallOptions): AsyncIterable<StreamEvent>;
+  /** Like chat, resolving the whole RunResult: status "done", or "suspended" with `pending`. */
+  run(prompt?: string | ContentPart[], options?: CallOptions): Promise<RunResult>;
+  /** run(undefined, { ...options, decisions }). */
+  resume(decisions: readonly Decision[], options?: CallOptions): Promise<RunResult>;
+  /** The calls waiting for a decision (empty unless the last run suspended). */
+  readonly pending: PendingCall[];
   /** A JSON-serializable copy of the conversation. */
   readonly history: Message[];
   /** The result of the last completed run (steps, usage, tool counts). */
@@ -96,12 +123,19 @@ export function createClient(options: ClientOptions): Client {
 
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
-  const config = (): LoopConfig => ({
+  const sign = options.secret !== undefined ? createSigner(options.secret) : undefined;
+  const stopWhen = options.stopWhen === undefined ? undefined : ([] as StopCondition[]).concat(options.stopWhen);
+  const config = (call: CallOptions = {}): LoopConfig => ({
+    toolChoice: call.toolChoice ?? options.toolChoice,
+    prepareStep: options.prepareStep,
+    onStepFinish: options.onStepFinish,
+    stopWhen,
+    sign,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
     registry,
-    system: options.systemPrompt,
-    maxSteps,
+    system: call.system ?? options.systemPrompt,
+    maxSteps: call.maxSteps === undefined ? maxSteps : positiveInt(call.maxSteps, maxSteps, "maxSteps"),
     parallel: options.parallelTools ?? false,
     maxParallel,
     maxToolOutput: options.maxToolOutput ?? DEFAULT_MAX_TOOL_OUTPUT,
@@ -124,14 +158,32 @@ export function createClient(options: ClientOptions): Client {
   };
 
   /** One run of the loop; the caller holds the client (see serial). */
-  const runNow = async (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => {
+  const runNow = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
-    if (prompt !== undefined) history.push({ role: "user", content: prompt });
-    const r = await (traces ? traces.run(() => runLoop(history, config(), opts)) : runLoop(history, config(), opts));
+    const cfg = config(call);
+    // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
+    if (call?.decisions) await applyDecisions(history, call.decisions, cfg, opts);
+    if (prompt !== undefined) {
+      cancelPending(history);
+      history.push(checkMessage({ role: "user", content: prompt }, "prompt"));
+    }
+    const waiting = pendingCalls(history);
+    let r: RunResult;
+    if (waiting.length) {
+      // Still waiting: no request is made (a pending result must never reach a provider).
+      r = { status: "suspended", pending: waiting, text: "", steps: 0, usage: emptyUsage(), toolCalls: 0, toolFailures: 0 };
+      opts.onEvent?.({ type: "suspended", pending: waiting });
+      opts.onEvent?.({ type: "finish", ...r });
+    } else r = await (traces ? traces.run(() => runLoop(history, cfg, opts)) : runLoop(history, cfg, opts));
     lastRun = r;
     return r;
   };
-  const run = (prompt: string | undefined, opts: RunOptions): Promise<RunResult> => serial(() => runNow(prompt, opts), opts.signal);
+  const run = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
+    serial(() => runNow(prompt, opts, call), opts.signal);
+  const done = (r: RunResult): RunResult => {
+    if (r.status === "suspended") throw new SuspendedError(r.pending);
+    return r;
+  };
 
   const setTools = (tools: readonly Tool[]): void => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
@@ -154,7 +206,16 @@ export function createClient(options: ClientOptions): Client {
       history.push(checkMessage(message, "add()"));
     },
     async chat(prompt, callOptions) {
-      return (await run(prompt, { signal: callOptions?.signal })).text;
+      return done(await run(prompt, { signal: callOptions?.signal }, callOptions)).text;
+    },
+    run(prompt, callOptions) {
+      return run(prompt, { signal: callOptions?.signal }, callOptions);
+    },
+    resume(decisions, callOptions) {
+      return run(undefined, { signal: callOptions?.signal }, { ...callOptions, decisions });
+    },
+    get pending() {
+      return pendingCalls(history);
     },
     async ask(prompt, schema, callOptions) {
       if (!isSchemaInput(schema)) {
@@ -176,7 +237,7 @@ export function createClient(options: ClientOptions): Client {
       };
       // The question and its re-ask hold the client together, so no other call slips in between.
       return serial(async () => {
-        let r = await runNow(prompt, { signal: callOptions?.signal, responseSchema });
+        let r = done(await runNow(prompt, { signal: callOptions?.signal, responseSchema }, callOptions));
         let c = await check(r.text);
         if (c.ok) return c.value as never;
         // One re-ask with the issues, then give up with what the model said.
@@ -184,7 +245,7 @@ export function createClient(options: ClientOptions): Client {
         const reask =
           `Your answer did not match the required JSON schema (${issues}). ` +
           `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
-        r = await runNow(reask, { signal: callOptions?.signal, responseSchema });
+        r = done(await runNow(reask, { signal: callOptions?.signal, responseSchema }, { ...callOptions, decisions: undefined }));
         c = await check(r.text);
         if (c.ok) return c.value as never;
         throw new StructuredOutputError(
@@ -195,7 +256,7 @@ export function createClient(options: ClientOptions): Client {
       });
     },
     stream(prompt, callOptions) {
-      return streamRun((onEvent, signal) => run(prompt, { signal, stream: true, onEvent }), callOptions?.signal);
+      return streamRun((onEvent, signal) => run(prompt, { signal, stream: true, onEvent }, callOptions), callOptions?.signal);
     },
     get history() {
       return structuredClone(history);

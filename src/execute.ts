@@ -2,9 +2,11 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
+import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
+import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
 import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
-import { renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
+import { renderParts, type ContentPart, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -12,6 +14,14 @@ export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_
 
 export interface ExecutedCall extends ToolResult {
   outcome: ToolOutcome;
+  /** requestInput() got an answer that fails its schema (resume refuses the batch). */
+  badAnswer?: string;
+}
+
+/** What a resumed call already has: the approval, and the answers given so far (in order). */
+export interface Resumed {
+  approved?: boolean | undefined;
+  answers?: unknown[] | undefined;
 }
 
 export interface ExecuteOptions {
@@ -21,7 +31,9 @@ export interface ExecuteOptions {
   maxToolOutput: number;
   logger: Logger;
   signal?: AbortSignal;
-  /** Called as each call settles (in completion order). */
+  /** Calls resumed after a suspension, by call id. */
+  resumed?: ReadonlyMap<string, Resumed>;
+  /** Called as each call settles (in completion order); not for calls left pending. */
   onResult?: (result: ExecutedCall) => void;
 }
 
@@ -63,7 +75,7 @@ function cancelled(call: ToolCall): ExecutedCall {
 }
 
 function settle(r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
-  opts.onResult?.(r);
+  if (!r.pending) opts.onResult?.(r);
   return r;
 }
 
@@ -79,8 +91,50 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     logger.warn("tool error", { tool: name, error: message });
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
+  const prior = opts.resumed?.get(call.id);
+  const wait = (state: PendingState): ExecutedCall => settle({ callId: call.id, name, output: "", isError: false, outcome: "ok", pending: state }, opts);
+  if (!prior?.approved) {
+    if (tool.external) return wait({ kind: "external" });
+    if (tool.needsApproval) {
+      try {
+        if (await needsApproval(tool, call, { signal: opts.signal ?? new AbortController().signal, callId: call.id, logger })) return wait({ kind: "approval" });
+      } catch (err) {
+        return settle(result(call, name, errorJSON(thrownText(err).message), "error", opts), opts);
+      }
+    }
+  }
+  const answers = prior?.answers ?? [];
+  let asked: InputRequest | undefined;
+  let bad: string | undefined;
+  let n = 0;
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal });
+  const outcome = await invokeTool(tool, call.arguments, {
+    callId: call.id,
+    name: call.name,
+    logger,
+    signal: opts.signal,
+    async requestInput(request, suspend) {
+      const i = n++;
+      if (i < answers.length) {
+        // Only the newest answer is unchecked: the earlier ones passed on earlier resumes.
+        if (i < answers.length - 1 || !isSchemaInput(request.schema)) return answers[i];
+        const r = await compileValidator(request.schema)(answers[i]);
+        if (r.ok) return r.value;
+        bad = r.issues.map((x) => `${x.path}: ${x.message}`).join("; ");
+      } else asked = request;
+      suspend();
+      return new Promise(() => {});
+    },
+  });
+  if (outcome.kind === "suspended" && !opts.signal?.aborted) {
+    if (bad !== undefined) return { ...cancelled(call), badAnswer: bad };
+    const state: PendingState = { kind: "input", message: String(asked!.message) };
+    const schema = answerSchema(asked!.schema);
+    if (schema) state.schema = schema;
+    if (answers.length) state.answers = answers;
+    if (prior?.approved) state.approved = true;
+    return wait(state);
+  }
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {
@@ -121,6 +175,31 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     }
   }
   return settle(r, opts);
+}
+
+/** needsApproval: true, or its function of the parsed (and, for tool()s, validated) input. */
+async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Promise<boolean> {
+  const rule = tool.needsApproval;
+  if (typeof rule !== "function") return rule === true;
+  let input: unknown;
+  try {
+    input = await toolInput(tool, call.arguments);
+  } catch {
+    // Invalid arguments: a tool() never runs with them (the model gets the issues), so there is
+    // nothing to approve; a hand-written tool would run with them, so it waits for a person.
+    return !checksInput(tool);
+  }
+  return !!(await rule(input, ctx));
+}
+
+/** The JSON Schema form of a requestInput() schema, as stored in history (and shown by client.pending). */
+function answerSchema(schema: unknown): unknown {
+  if (!isSchemaInput(schema)) return schema ?? undefined;
+  try {
+    return toJSONSchema(schema);
+  } catch {
+    return undefined;
+  }
 }
 
 /** maxToolOutput caps the text of a media result; images and files pass whole. */

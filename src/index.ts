@@ -10,7 +10,11 @@ export { cleanJSON } from "./clean-json.js";
 export { toJSONSchema, type JSONSchema, type SchemaInput, type StandardJSONSchemaLike } from "./schema.js";
 export { jsonSchema } from "./json-schema.js";
 export { silentLogger, type Logger } from "./log.js";
-export type { StreamEvent, RunResult } from "./loop.js";
+export type { StreamEvent, RunResult, PendingCall, StepResult, StepSettings, PrepareStep } from "./loop.js";
+export { externalTool, type ExternalToolOptions } from "./external-tool.js";
+export { stepCountIs, hasToolCall, tokensExceed, costExceeds, type StopCondition, type StopState } from "./stop.js";
+export type { Decision } from "./suspend.js";
+export type { InputRequest } from "./tool.js";
 export type { ToolOutcome } from "./execute.js";
 export type {
   Message,
@@ -20,9 +24,11 @@ export type {
   ToolCall,
   ToolResult,
   ProviderData,
+  PendingState,
+  PendingKind,
   Usage,
 } from "./messages.js";
-export type { Provider, ModelRequest, ModelResponse, ToolSpec, FinishReason, Delta } from "./provider.js";
+export type { Provider, ModelRequest, ModelResponse, ToolSpec, FinishReason, Delta, ToolChoice } from "./provider.js";
 export {
   ToolloopError,
   isToolloopError,
@@ -41,6 +47,8 @@ export {
   StructuredOutputError,
   InvalidHistoryError,
   BrowserKeyError,
+  SuspendedError,
+  InvalidDecisionError,
   type ErrorCode,
   type ToolloopErrorOf,
   type ValidationIssue,

@@ -2,12 +2,15 @@
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
 import { abortReason, MaxStepsError } from "./errors.js";
-import { executeCalls, type ToolOutcome } from "./execute.js";
+import { executeCalls, type ExecutedCall, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
 import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
-import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider } from "./provider.js";
-import type { Registry } from "./registry.js";
+import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider, ToolChoice } from "./provider.js";
+import { createRegistry, type Registry } from "./registry.js";
+import type { Signer } from "./sign.js";
+import type { StopCondition } from "./stop.js";
+import type { Tool } from "./tool.js";
 import type { JSONSchema } from "./schema.js";
 import { parseJSONArguments } from "./clean-json.js";
 
@@ -33,6 +36,26 @@ export interface PendingCall {
   schema?: unknown;
 }
 
+/** What onStepFinish gets (and stop conditions read as `lastStep`); `usage` is that step's own. */
+export interface StepResult {
+  step: number;
+  text: string;
+  toolCalls: ToolCall[];
+  toolResults: ToolResult[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+/** What prepareStep may change for the next model call (tools are Tool objects). */
+export interface StepSettings {
+  tools?: readonly Tool[];
+  toolChoice?: ToolChoice;
+  system?: string;
+}
+
+/** Runs before each model call; `usage` is the run's total so far. */
+export type PrepareStep = (state: { step: number; history: Message[]; usage: Usage }) => StepSettings | void | Promise<StepSettings | void>;
+
 export interface LoopConfig {
   provider: Provider;
   registry: Registry;
@@ -45,6 +68,12 @@ export interface LoopConfig {
   logger: Logger;
   maxRetries: number | undefined;
   idleTimeout: number | undefined;
+  toolChoice?: ToolChoice | undefined;
+  prepareStep?: PrepareStep | undefined;
+  onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
+  stopWhen?: readonly StopCondition[] | undefined;
+  /** Signs pending calls (createClient({ secret })). */
+  sign?: Signer | undefined;
   /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
   compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
 }
@@ -77,17 +106,28 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   let usage = emptyUsage();
   let toolCalls = 0;
   let toolFailures = 0;
-  const finish = (text: string, steps: number): RunResult => {
-    const r: RunResult = { status: "done", pending: [], text, steps, usage, toolCalls, toolFailures };
+  const finish = (text: string, steps: number, pending: PendingCall[] = []): RunResult => {
+    const r: RunResult = { status: pending.length ? "suspended" : "done", pending, text, steps, usage, toolCalls, toolFailures };
+    if (pending.length) emit({ type: "suspended", pending });
     emit({ type: "finish", ...r });
     return r;
   };
+  let stop = false;
 
   for (let step = 1; ; step++) {
-    const last = step > cfg.maxSteps;
-    if (last && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
+    const last = stop || step > cfg.maxSteps;
+    if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
+    let registry = cfg.registry;
+    let choice = cfg.toolChoice;
+    let system = cfg.system;
+    if (cfg.prepareStep) {
+      const p = await cfg.prepareStep({ step, history: structuredClone(history), usage });
+      if (p?.tools) registry = createRegistry(p.tools);
+      if (p?.toolChoice) choice = p.toolChoice;
+      if (p?.system !== undefined) system = p.system;
+    }
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
-    const response = await callModel(history, cfg, opts, last ? "none" : "auto");
+    const response = await callModel(history, cfg, opts, registry, system, last ? "none" : choice);
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
     const message: AssistantMessage = { role: "assistant", content: response.text };
@@ -95,10 +135,14 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (response.providerData) message.providerData = response.providerData;
     history.push(message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
-    const stepFinished = () =>
+    const stepFinished = async (toolResults: ToolResult[]) => {
       emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage, ...(response.provider && { provider: response.provider }) });
+      const s: StepResult = { step, text: response.text, toolCalls: calls, toolResults, finishReason: response.finishReason, usage: response.usage };
+      await cfg.onStepFinish?.(s);
+      return s;
+    };
     if (calls.length === 0) {
-      stepFinished();
+      await stepFinished([]);
       return finish(response.text, step);
     }
 
@@ -108,12 +152,13 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     }
     if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
       // No model call will read these results, so the tools are not run; the history still gets answers.
-      answer(history, message, calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true })));
-      stepFinished();
+      const notRun = calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true }));
+      answer(history, message, notRun);
+      await stepFinished(notRun);
       throw new MaxStepsError(cfg.maxSteps);
     }
-    const results = await executeCalls(calls, {
-      registry: cfg.registry,
+    const executed = await executeCalls(calls, {
+      registry,
       parallel: cfg.parallel,
       maxParallel: cfg.maxParallel,
       maxToolOutput: cfg.maxToolOutput,
@@ -123,11 +168,51 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
         ? (r) => emit({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.outcome, ...(r.content ? { content: r.content } : {}) })
         : undefined,
     });
-    for (const r of results) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
-    answer(history, message, results.map(({ outcome: _, ...r }) => r));
-    stepFinished();
+    for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
+    const results = executed.map(plainResult);
+    const waiting = await signPending(calls, results, cfg.sign);
+    answer(history, message, results);
+    const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
+    // Calls that needed nothing have run (once); the rest wait in history for decisions.
+    if (waiting) return finish(response.text, step, pendingCalls(history));
+    stop = !!cfg.stopWhen?.some((c) => c({ steps: step, usage, lastStep: done }));
   }
+}
+
+/** A result as history stores it (execution details dropped). */
+export function plainResult({ outcome: _, badAnswer: _b, ...r }: ExecutedCall): ToolResult {
+  return r;
+}
+
+/** Signs the pending results (when the client has a secret); true if any result is pending. */
+export async function signPending(calls: readonly ToolCall[], results: readonly ToolResult[], sign: Signer | undefined): Promise<boolean> {
+  let any = false;
+  for (const r of results) {
+    if (!r.pending) continue;
+    any = true;
+    if (sign) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
+  }
+  return any;
+}
+
+/** The calls in history that wait for a decision, in call order. */
+export function pendingCalls(history: readonly Message[]): PendingCall[] {
+  const out: PendingCall[] = [];
+  for (let i = 1; i < history.length; i++) {
+    const m = history[i]!;
+    const prev = history[i - 1]!;
+    if (m.role !== "tool" || prev.role !== "assistant") continue;
+    for (const r of m.results) {
+      const call = r.pending && prev.toolCalls?.find((c) => c.id === r.callId);
+      if (!call) continue;
+      const p: PendingCall = { callId: r.callId, name: r.name, input: tryParse(call.arguments), arguments: call.arguments, kind: r.pending!.kind };
+      if (r.pending!.message !== undefined) p.message = r.pending!.message;
+      if (r.pending!.schema !== undefined) p.schema = r.pending!.schema;
+      out.push(p);
+    }
+  }
+  return out;
 }
 
 /**
@@ -164,18 +249,26 @@ function answer(history: Message[], calls: AssistantMessage, results: ToolResult
   history.splice(at < 0 ? history.length : at + 1, 0, { role: "tool", results });
 }
 
-async function callModel(history: Message[], cfg: LoopConfig, opts: RunOptions, toolChoice: "auto" | "none"): Promise<ModelResponse> {
+async function callModel(
+  history: Message[],
+  cfg: LoopConfig,
+  opts: RunOptions,
+  registry: Registry,
+  system: string | undefined,
+  toolChoice: ToolChoice | undefined,
+): Promise<ModelResponse> {
   const { signal } = opts;
   if (signal?.aborted) throw abortReason(signal);
   const repairs = healHistory(history);
   if (repairs) cfg.logger.warn("history repaired", { repairs });
   const request: ModelRequest = {
     messages: history,
-    tools: cfg.registry.specs,
-    webSearch: cfg.registry.webSearch,
-    toolChoice,
+    tools: registry.specs,
+    webSearch: registry.webSearch,
+    // A named tool is the registry's (lower-cased) name, as sent in `tools`.
+    toolChoice: typeof toolChoice === "object" ? { name: toolChoice.name.toLowerCase() } : (toolChoice ?? "auto"),
   };
-  if (cfg.system !== undefined) request.system = cfg.system;
+  if (system !== undefined) request.system = system;
   if (opts.responseSchema) request.responseSchema = opts.responseSchema;
   if (signal) request.signal = signal;
   if (cfg.maxRetries !== undefined) request.maxRetries = cfg.maxRetries;

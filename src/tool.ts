@@ -74,6 +74,8 @@ export interface ToolOptions<S extends SchemaInput, O = unknown> {
   input: S;
   run: (input: InferInput<S>, ctx: ToolContext) => O;
   timeout?: number | undefined;
+  /** Suspend the run for approval before running (a function gets the validated input). */
+  needsApproval?: boolean | ((input: InferInput<S>, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
 }
 
 /** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
@@ -86,7 +88,7 @@ export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S,
   }
   const parameters = toJSONSchema(options.input, String(options.name));
   // The types are only carried (the "~types" marker is never set): build() is untyped inside.
-  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout) as Tool<InferInput<S>, Awaited<O>>;
+  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout, options.needsApproval as Tool["needsApproval"]) as Tool<InferInput<S>, Awaited<O>>;
 }
 
 export interface JsonToolOptions {
@@ -95,6 +97,8 @@ export interface JsonToolOptions {
   parameters: JSONSchema;
   run: (input: any, ctx: ToolContext) => unknown;
   timeout?: number | undefined;
+  /** Suspend the run for approval before running (a function gets the validated input). */
+  needsApproval?: boolean | ((input: any, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
 }
 
 /** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
@@ -105,7 +109,7 @@ export function jsonTool(options: JsonToolOptions): Tool {
     throw new InvalidToolError(`tool "${String(options.name)}" needs \`parameters\`: a JSON Schema object such as { type: "object", properties: {...} }`);
   }
   const input = jsonSchema(parameters);
-  return build(options.name, options.description, toJSONSchema(input, String(options.name)), input, options.run, options.timeout);
+  return build(options.name, options.description, toJSONSchema(input, String(options.name)), input, options.run, options.timeout, options.needsApproval);
 }
 
 type Run = (input: unknown, ctx: ToolContext) => unknown;
@@ -117,6 +121,7 @@ function build(
   typed: SchemaInput,
   run: Run,
   timeout: number | undefined,
+  needsApproval?: Tool["needsApproval"],
 ): Tool {
   if (typeof name !== "string" || name === "") throw new InvalidToolError("a tool needs a name");
   if (typeof run !== "function") throw new InvalidToolError(`tool "${name}" needs a run function`);
@@ -134,7 +139,25 @@ function build(
     },
   };
   if (timeout !== undefined) t.timeout = timeout;
+  if (needsApproval !== undefined) t.needsApproval = needsApproval;
+  validators.set(t, validate);
   return t;
+}
+
+/** True for tools built by tool() / jsonTool(): their handler never sees invalid arguments. */
+export function checksInput(tool: Tool): boolean {
+  return validators.has(tool);
+}
+
+/** The validators of tools built here, so input can be checked before a call runs (approvals). */
+const validators = new WeakMap<Tool, ValidateFn>();
+
+/**
+ * A call's arguments as its handler would get them: validated for tool()s and jsonTool()s
+ * (FailedUnmarshalInputError when they do not fit), parsed for hand-written tools.
+ */
+export function toolInput(tool: Tool, args: string): Promise<unknown> {
+  return parseAndValidate(args, validators.get(tool) ?? ((value) => ({ ok: true, value })));
 }
 
 /** Parses raw model arguments and validates them; FailedUnmarshalInputError on any problem. */
