@@ -45,6 +45,12 @@ function env(name) {
   return globalThis.process?.env?.[name] || undefined;
 }
 
+/** Writes without a newline (streamed text), in Deno, Node and Bun. */
+function write(text) {
+  if (globalThis.Deno) globalThis.Deno.stdout.writeSync(new TextEncoder().encode(text));
+  else globalThis.process.stdout.write(text);
+}
+
 function args() {
   return globalThis.Deno ? [...globalThis.Deno.args] : (globalThis.process?.argv.slice(2) ?? []);
 }
@@ -72,36 +78,50 @@ async function chooseProvider() {
   return undefined;
 }
 
-/** Offline stand-in for a model: asks for two cities at once, then answers from the tool results. */
-async function offlineProvider() {
+/**
+ * Offline stand-in for a model: a fixed two-step script (look the cities up, then answer from
+ * the tool results), filled with the cities the question names (Paris and Tokyo if it names
+ * none it knows). It streams its answer like a real model, and reports no token usage.
+ */
+async function offlineProvider(question) {
   const { scriptedProvider } = await import("toolloop/testing");
+  const lower = question.toLowerCase();
+  const named = Object.keys(WEATHER)
+    .map((city) => ({ city, at: lower.search(new RegExp(`\\b${city}\\b`)) }))
+    .filter((c) => c.at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map((c) => c.city.replace(/\b\w/g, (ch) => ch.toUpperCase()));
+  const cities = named.length ? named : ["Paris", "Tokyo"];
   return scriptedProvider([
     {
-      text: "Let me look up both cities.",
-      toolCalls: [
-        { name: "get_weather", arguments: { city: "Paris" } },
-        { name: "get_weather", arguments: { city: "Tokyo" } },
-      ],
+      text: `Let me look up ${cities.join(" and ")}.`,
+      toolCalls: cities.map((city) => ({ name: "get_weather", arguments: { city } })),
     },
     (request) => {
       const results = request.messages.at(-1)?.results ?? [];
-      const lines = results.map((r) => {
-        const w = JSON.parse(r.output);
-        return `${w.city}: ${w.celsius}°C, ${w.sky}`;
-      });
-      return `Here is the weather right now. ${lines.join("; ")}.`;
+      const found = results.map((r) => JSON.parse(r.output));
+      const lines = found.map((w) => `${w.city}: ${w.celsius}°C, ${w.sky}`);
+      let verdict = "";
+      if (found.length > 1 && /warm|cold|hot|cool/.test(lower)) {
+        const warmest = found.reduce((a, b) => (b.celsius > a.celsius ? b : a));
+        verdict = ` ${warmest.city} is the ${found.length === 2 ? "warmer" : "warmest"}.`;
+      }
+      return `Here is the weather right now. ${lines.join("; ")}.${verdict}`;
     },
   ]);
 }
 
+const question = args().join(" ") || "What is the weather in Paris and in Tokyo?";
 let provider = await chooseProvider();
+const offline = !provider;
 if (provider) {
   console.log(`Using ${provider.name} (${provider.model}).`);
 } else {
   console.log(
     "No provider key found (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): running offline against the scripted provider.",
   );
-  provider = await offlineProvider();
+  console.log("(Offline mode replays a fixed script with the cities your question names; no model is asked.)");
+  provider = await offlineProvider(question);
 }
 
 const client = createClient({
@@ -111,15 +131,29 @@ const client = createClient({
   parallelTools: true,
 });
 
-const question = args().join(" ") || "What is the weather in Paris and in Tokyo?";
 console.log(`> ${question}`);
 try {
+  let streaming = false; // inside a run of text-delta events
+  const endText = () => {
+    if (streaming) write("\n");
+    streaming = false;
+  };
   for await (const event of client.stream(question)) {
+    if (event.type === "text-delta") {
+      if (!streaming) write("model: ");
+      streaming = true;
+      write(event.text);
+      continue;
+    }
+    endText();
     if (event.type === "tool-call") console.log(`tool call:   ${event.name}(${event.arguments})`);
     else if (event.type === "tool-result") console.log(`tool result: ${event.name} -> ${event.output}`);
     else if (event.type === "finish") {
       console.log(`answer: ${event.text}`);
-      console.log(`(${event.steps} model calls, ${event.toolCalls} tool calls, ${event.usage.inputTokens}+${event.usage.outputTokens} tokens)`);
+      const { inputTokens, outputTokens } = event.usage;
+      // The scripted provider reports no usage: say so rather than print 0+0 as if it were real.
+      const tokens = offline ? "no token usage offline" : `${inputTokens}+${outputTokens} tokens`;
+      console.log(`(${event.steps} model calls, ${event.toolCalls} tool calls, ${tokens})`);
     }
   }
 } catch (err) {

@@ -25,6 +25,22 @@ describe.each(runtimes)("weather example in %s", (runtime) => {
   });
 });
 
+describe.each(runtimes)("weather example offline in %s follows the question", (runtime) => {
+  it("looks up the cities the question names, streams the text, and prints no made-up token counts", async () => {
+    const lines = outputOf(await runExample(runtime, WEATHER, ["Is it warmer in Sydney or in London?"]));
+    expect(lines[1]).toMatch(/^\(Offline mode replays a fixed script/);
+    expect(lines).toContain("> Is it warmer in Sydney or in London?");
+    expect(lines).toContain('tool call:   get_weather({"city":"Sydney"})');
+    expect(lines).toContain('tool call:   get_weather({"city":"London"})');
+    expect(lines.join("\n")).not.toMatch(/Paris|Tokyo/);
+    // The scripted model's text arrives as text-delta events and is printed as it streams.
+    expect(lines).toContain("model: Let me look up Sydney and London.");
+    const answer = lines.find((l) => l.startsWith("answer: "));
+    expect(answer).toBe("answer: Here is the weather right now. Sydney: 19°C, windy; London: 14°C, overcast. Sydney is the warmer.");
+    expect(lines.at(-1)).toBe("(2 model calls, 2 tool calls, no token usage offline)");
+  });
+});
+
 describe("weather example in Deno without any permission", () => {
   it("reads the missing --allow-env as no key and runs offline", async () => {
     const lines = outputOf(await runExample("deno", WEATHER, [], { denoFlags: [] }));
