@@ -18,6 +18,7 @@ import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
 import {
   isRecord,
   type Content,
+  type FunctionCallingConfig,
   type FunctionResponse,
   type GenerateContentRequest,
   type GenerationConfig,
@@ -52,7 +53,10 @@ export function encodeRequest(request: ModelRequest, options: EncodeOptions): Ge
   }
   if (request.webSearch) tools.push({ googleSearch: {} });
   if (tools.length > 0) body.tools = tools;
-  if (request.toolChoice === "none" && request.tools.length > 0) body.toolConfig = { functionCallingConfig: { mode: "NONE" } };
+  if (request.tools.length > 0) {
+    const config = functionCallingConfig(request.toolChoice);
+    if (config) body.toolConfig = { functionCallingConfig: config };
+  }
 
   const generationConfig: GenerationConfig = { ...options.generationConfig };
   if (request.responseSchema) {
@@ -68,6 +72,19 @@ export function encodeRequest(request: ModelRequest, options: EncodeOptions): Ge
   if (system.length > 0) body.systemInstruction = { parts: system };
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   return body;
+}
+
+/**
+ * toolChoice → functionCallingConfig. "auto" is the API's default (mode unspecified means
+ * AUTO), so it is not sent and a plain request stays as small as before; "required" is ANY
+ * (some function must be called), `{ name }` is ANY limited to that function. Only sent with
+ * function declarations: ANY without any would have nothing to call.
+ */
+function functionCallingConfig(choice: ModelRequest["toolChoice"]): FunctionCallingConfig | undefined {
+  if (choice === undefined || choice === "auto") return undefined;
+  if (choice === "none") return { mode: "NONE" };
+  if (choice === "required") return { mode: "ANY" };
+  return { mode: "ANY", allowedFunctionNames: [choice.name] };
 }
 
 /** Models before Gemini 3 cannot combine tools with responseMimeType application/json. */

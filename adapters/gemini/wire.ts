@@ -68,6 +68,12 @@ export interface FunctionDeclaration {
 
 export type Tool = { functionDeclarations: FunctionDeclaration[] } | { googleSearch: Record<string, never> };
 
+export interface FunctionCallingConfig {
+  mode: "AUTO" | "ANY" | "NONE" | "VALIDATED";
+  /** With ANY / VALIDATED: the functions the model may call. */
+  allowedFunctionNames?: string[];
+}
+
 export interface ThinkingConfig {
   thinkingBudget?: number;
   includeThoughts?: boolean;
@@ -89,7 +95,7 @@ export interface GenerateContentRequest {
   contents: Content[];
   systemInstruction?: { parts: Part[] };
   tools?: Tool[];
-  toolConfig?: { functionCallingConfig: { mode: "AUTO" | "ANY" | "NONE" } };
+  toolConfig?: { functionCallingConfig: FunctionCallingConfig };
   generationConfig?: GenerationConfig;
 }
 

@@ -404,6 +404,7 @@ function validateRequest(body: Obj, issued: Issued[], model: string): void {
       );
     }
   });
+  checkToolConfig(body, bad);
   ((body.tools ?? []) as Obj[]).forEach((tool, t) => {
     ((tool.functionDeclarations ?? []) as Obj[]).forEach((fd, f) => {
       const at = `tools[${t}].function_declarations[${f}]`;
@@ -421,6 +422,21 @@ function validateRequest(body: Obj, issued: Issued[], model: string): void {
       }
     });
   });
+}
+
+/**
+ * toolConfig.functionCallingConfig: allowedFunctionNames only with ANY / VALIDATED, and each
+ * must name a declared function.
+ */
+function checkToolConfig(body: Obj, bad: (m: string) => ApiError): void {
+  const config = isObj(body.toolConfig) && isObj(body.toolConfig.functionCallingConfig) ? body.toolConfig.functionCallingConfig : undefined;
+  if (!config || config.allowedFunctionNames === undefined) return;
+  const at = "GenerateContentRequest.tool_config.function_calling_config.allowed_function_names";
+  if (config.mode !== "ANY" && config.mode !== "VALIDATED") throw bad(`* ${at}: allowed_function_names can only be set when mode is ANY or VALIDATED.\n`);
+  const declared = new Set(((body.tools ?? []) as Obj[]).flatMap((t) => ((t.functionDeclarations ?? []) as Obj[]).map((fd) => fd.name)));
+  for (const name of config.allowedFunctionNames as unknown[]) {
+    if (!declared.has(name)) throw bad(`* ${at}: function ${String(name)} is not declared in tools.\n`);
+  }
 }
 
 // Media types the API takes (its "supported file formats" pages), and the shorter list of the
