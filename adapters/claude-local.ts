@@ -44,11 +44,13 @@ export function claudeLocal(options: ClaudeLocalOptions = {}): ClaudeLocalProvid
     toJSON: () => ({ name: "claude-local", model: options.model }),
     async generate(request) {
       if (request.signal?.aborted) throw abortReason(request.signal);
+      // The prompt first: a part the CLI cannot take fails before any process starts.
+      const prompt = transcript(request.messages);
       const spawn = await spawner();
       const streaming = request.onDelta !== undefined;
       const args = cliArgs(options, request, streaming);
       const decoder = streaming ? new StreamDecoder(request.onDelta) : undefined;
-      const run = await runProcess(spawn, command, args, transcript(request.messages), {
+      const run = await runProcess(spawn, command, args, prompt, {
         cwd: options.cwd,
         env: options.env,
         timeout: options.timeout,

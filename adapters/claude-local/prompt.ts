@@ -1,6 +1,6 @@
 // What the CLI is given: its command line and the conversation as one prompt.
-import { renderParts } from "../../src/messages.js";
-import type { Message } from "../../src/messages.js";
+import { UnsupportedContentError } from "../../src/errors.js";
+import type { ContentPart, Message } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import type { ClaudeLocalOptions } from "./options.js";
 
@@ -32,7 +32,7 @@ export function transcript(messages: readonly Message[]): string {
   while (split > 0 && messages[split - 1]!.role === "user") split--;
   const current = messages
     .slice(split)
-    .map((m) => (m as { content: string }).content)
+    .map((m) => textOf((m as { content: string | ContentPart[] }).content))
     .filter((c) => c.trim() !== "")
     .join("\n\n");
   const earlier = messages.slice(0, split);
@@ -46,7 +46,10 @@ export function transcript(messages: readonly Message[]): string {
 function renderTurn(m: Message): string {
   switch (m.role) {
     case "user":
-      { const text = typeof m.content === "string" ? m.content : renderParts(m.content); return text.trim() ? `<user>\n${text}\n</user>` : ""; }
+    {
+      const text = textOf(m.content);
+      return text.trim() ? `<user>\n${text}\n</user>` : "";
+    }
     case "assistant": {
       const calls = (m.toolCalls ?? []).map((c) => `<tool_call name="${c.name}">${c.arguments || "{}"}</tool_call>`);
       const body = [m.content, ...calls].filter((s) => s.trim() !== "").join("\n");
@@ -54,9 +57,24 @@ function renderTurn(m: Message): string {
     }
     case "tool": {
       const results = m.results.map(
-        (r) => `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.output}</tool_result>`,
+        (r) => `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.content ? textOf(r.content) : r.output}</tool_result>`,
       );
       return `<tool_results>\n${results.join("\n")}\n</tool_results>`;
     }
   }
+}
+
+/**
+ * The CLI takes one text prompt on stdin: there is no way to hand it an image or a file
+ * (a path in the prompt would let it read one from disk, which is not the same request).
+ */
+function textOf(content: string | readonly ContentPart[]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((p) => {
+      if (p.type === "text") return p.text;
+      const what = p.type === "file" && p.filename ? `a file part ${p.filename} (${p.mediaType})` : `an ${p.type} part${p.mediaType ? ` (${p.mediaType})` : ""}`;
+      throw new UnsupportedContentError("claude-local", what, "the Claude Code CLI takes a text prompt only");
+    })
+    .join("\n");
 }

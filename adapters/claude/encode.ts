@@ -1,9 +1,9 @@
 // ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
 // neutral history as Anthropic `messages`.
-import { renderParts } from "../../src/messages.js";
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { ModelRequest } from "../../src/provider.js";
+import { partBlocks } from "./content.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
 
@@ -76,7 +76,7 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
     else out.push({ role, content: blocks });
   };
   for (const m of history) {
-    if (m.role === "user") push("user", textBlocks(typeof m.content === "string" ? m.content : renderParts(m.content)));
+    if (m.role === "user") push("user", typeof m.content === "string" ? textBlocks(m.content) : partBlocks(m.content));
     else if (m.role === "assistant") push("assistant", assistantBlocks(m, ids));
     else push("user", m.results.map((r) => toolResult(r, ids)));
   }
@@ -134,8 +134,10 @@ function toolUse(c: ToolCall, ids: WireIds): ToolUseBlock {
 
 function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
   const block: ToolResultBlock = { type: "tool_result", tool_use_id: ids.result(r.callId), is_error: r.isError };
+  // Media go as blocks inside the result (text, image, document), else the text as it is.
+  const content = r.content ? partBlocks(r.content) : r.output;
   // The API refuses an error result without content; an empty success needs none.
-  if (r.output !== "") block.content = r.output;
+  if (content.length > 0) block.content = content;
   else if (r.isError) block.content = "error";
   return block;
 }

@@ -24,7 +24,7 @@ export interface ToolUseBlock extends Block {
 export interface ToolResultBlock extends Block {
   type: "tool_result";
   tool_use_id: string;
-  content?: string;
+  content?: string | Block[];
   is_error?: boolean;
 }
 

@@ -503,8 +503,28 @@ function validateBlock(b: Obj, at: string, role: string): string | undefined {
       }
       const empty = b.content === undefined || b.content === "" || (Array.isArray(b.content) && b.content.length === 0);
       if (b.is_error === true && empty) return `${at}.tool_result: content cannot be empty if \`is_error\` is true`;
+      if (Array.isArray(b.content)) {
+        for (let k = 0; k < b.content.length; k++) {
+          const inner = b.content[k] as unknown;
+          const where = `${at}.tool_result.content.${k}`;
+          if (!isObj(inner) || !["text", "image", "document", "search_result"].includes(String(inner.type))) {
+            return `${where}: Input tag '${String(isObj(inner) ? inner.type : inner)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
+          }
+          const problem = validateBlock(inner, where, "tool_result");
+          if (problem) return problem;
+        }
+      } else if (b.content !== undefined && typeof b.content !== "string") return `${at}.tool_result.content: Input should be a valid string or list`;
       return undefined;
     }
+    case "image":
+      if (role === "assistant") return `${at}: image content blocks are not supported in assistant messages`;
+      return validateImageSource(b.source, `${at}.image.source`);
+    case "document":
+      if (role === "assistant") return `${at}: document content blocks are not supported in assistant messages`;
+      if (b.title !== undefined && b.title !== null && (typeof b.title !== "string" || b.title.length < 1 || b.title.length > 500)) {
+        return `${at}.document.title: String should have between 1 and 500 characters`;
+      }
+      return validateDocumentSource(b.source, `${at}.document.source`);
     case "thinking":
       if (typeof b.signature !== "string") return `${at}.thinking.signature: Field required`;
       // The mock can check its own signatures: a replay must be verbatim.
@@ -514,6 +534,55 @@ function validateBlock(b: Obj, at: string, role: string): string | undefined {
       return undefined;
     default:
       return undefined;
+  }
+}
+
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The magic bytes of each image type: the API checks the data against the stated type. */
+function sniffImage(bytes: Buffer): string | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return "image/png";
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "image/jpeg";
+  if (bytes.subarray(0, 4).toString("latin1") === "GIF8") return "image/gif";
+  if (bytes.subarray(0, 4).toString("latin1") === "RIFF" && bytes.subarray(8, 12).toString("latin1") === "WEBP") return "image/webp";
+  return undefined;
+}
+
+function validateImageSource(source: unknown, at: string): string | undefined {
+  if (!isObj(source)) return `${at}: Field required`;
+  if (source.type === "url") return typeof source.url === "string" && /^https?:\/\//.test(source.url) ? undefined : `${at}.url.url: Input should be a valid URL`;
+  if (source.type !== "base64") return `${at}: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
+  if (!IMAGE_TYPES.includes(String(source.media_type))) {
+    return `${at}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;
+  }
+  if (typeof source.data !== "string" || source.data === "" || !BASE64.test(source.data)) return `${at}.base64.data: Invalid base64 data`;
+  const actual = sniffImage(Buffer.from(source.data, "base64"));
+  if (actual === undefined) return `${at}.base64: Could not process image`;
+  if (actual !== source.media_type) {
+    return `${at}.base64.data: The image was specified using the ${String(source.media_type)} media type, but the image appears to be a ${actual} image`;
+  }
+  return undefined;
+}
+
+function validateDocumentSource(source: unknown, at: string): string | undefined {
+  if (!isObj(source)) return `${at}: Field required`;
+  switch (source.type) {
+    case "url":
+      return typeof source.url === "string" && /^https?:\/\//.test(source.url) ? undefined : `${at}.url.url: Input should be a valid URL`;
+    case "base64": {
+      if (source.media_type !== "application/pdf") return `${at}.base64.media_type: Input should be 'application/pdf'`;
+      if (typeof source.data !== "string" || source.data === "" || !BASE64.test(source.data)) return `${at}.base64.data: Invalid base64 data`;
+      if (Buffer.from(source.data, "base64").subarray(0, 5).toString("latin1") !== "%PDF-") return `${at}: The PDF specified was not valid.`;
+      return undefined;
+    }
+    case "text":
+      if (source.media_type !== "text/plain") return `${at}.text.media_type: Input should be 'text/plain'`;
+      return typeof source.data === "string" ? undefined : `${at}.text.data: Field required`;
+    case "content":
+      return Array.isArray(source.content) || typeof source.content === "string" ? undefined : `${at}.content.content: Field required`;
+    default:
+      return `${at}: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'text', 'content', 'url'`;
   }
 }
 
