@@ -1,8 +1,12 @@
-// The client half of Streamable HTTP: one session with one MCP server. initialize ->
-// notifications/initialized, then requests that each POST one JSON-RPC message and read
-// the answer from an application/json body or a text/event-stream (resuming a dropped
-// stream with GET + Last-Event-ID when the server offers it). Keeps Mcp-Session-Id and
-// sends MCP-Protocol-Version; a 404 on an expired session starts a new one, once.
+// The client half of Streamable HTTP: one connection to one MCP server. connect() first
+// asks server/discover as 2026-07-28 (the stateless revision); a server that answers it
+// is spoken to statelessly (each request carries the _meta envelope and the MCP-Protocol-
+// Version / Mcp-Method / Mcp-Name headers). Any other answer (a legacy server's -32601, 400,
+// 404, 405...) falls back to the 2025-11-25 handshake: initialize -> notifications/
+// initialized, Mcp-Session-Id kept, a 404 on an expired session starts a new one, once,
+// and close() ends the session with DELETE. Each request POSTs one JSON-RPC message and
+// reads the answer from an application/json body or a text/event-stream (resuming a
+// dropped stream with GET + Last-Event-ID when the server offers it).
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
@@ -11,7 +15,8 @@ import { chunkReader, describe, readText, sleep, type FetchFn, type ReadSettings
 /** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts chunkReader). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
 import { createMessageReader } from "./sse-reader.js";
-import { isSupportedVersion, LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+import { encodeHeaderValue } from "./envelope.js";
+import { isModern, isSupportedVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, META, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "./versions.js";
 
 const PROVIDER = "mcp";
 /** Reconnects in a row that bring no new event before a dropped stream is given up. */
@@ -28,16 +33,26 @@ export interface SessionOptions {
 
 export interface InitializeInfo {
   protocolVersion: ProtocolVersion;
+  /** "modern": 2026-07-28, stateless; "legacy": an initialize-negotiated session. */
+  era: "modern" | "legacy";
   serverInfo: unknown;
   instructions: string | undefined;
 }
 
+/** Answers a request the server sends while one of ours is open (legacy elicitation). */
+export type ServerRequestHandler = (method: string, params: unknown) => Promise<Record<string, unknown>>;
+
 export interface Session {
-  /** initialize + notifications/initialized. */
-  connect(signal?: AbortSignal): Promise<InitializeInfo>;
+  /** server/discover (2026-07-28), else (or with probe false) initialize + notifications/initialized. */
+  connect(signal?: AbortSignal, probe?: boolean): Promise<InitializeInfo>;
   /** Sends a request and resolves with its result; JSON-RPC errors reject as McpRpcError. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, onServerRequest?: ServerRequestHandler): Promise<Record<string, unknown>>;
+  /** Ends a 2025-era session (DELETE with its Mcp-Session-Id); nothing to do for 2026-07-28. */
+  close(): Promise<void>;
 }
+
+/** What we tell servers we can do: ask the user (forms), through ctx.requestInput. */
+const CLIENT_CAPABILITIES = { elicitation: { form: {} } };
 
 /** The server answered a request with a JSON-RPC error. */
 export class McpRpcError extends ProviderError {
@@ -53,11 +68,12 @@ export class McpRpcError extends ProviderError {
 export function createSession(options: SessionOptions): Session {
   let sessionId: string | undefined;
   let version: ProtocolVersion | undefined;
+  let modern = false;
   let nextId = 1;
   // Set while a new session is being started after a 404, so parallel calls share it.
   let restarting: Promise<unknown> | undefined;
 
-  function headers(kind: "post" | "get"): Record<string, string> {
+  function headers(kind: "post" | "get", message?: { method?: unknown; params?: unknown }): Record<string, string> {
     const h: Record<string, string> = { ...options.headers };
     if (kind === "post") {
       h["content-type"] = "application/json";
@@ -65,6 +81,12 @@ export function createSession(options: SessionOptions): Session {
     } else h.accept = "text/event-stream";
     if (sessionId !== undefined) h["mcp-session-id"] = sessionId;
     if (version !== undefined) h["mcp-protocol-version"] = version;
+    if (modern && message && typeof message.method === "string") {
+      // SEP-2243 standard headers: what the body says, readable without parsing it.
+      h["mcp-method"] = message.method;
+      const p = message.params;
+      if (message.method === "tools/call" && isObject(p) && typeof p.name === "string") h["mcp-name"] = encodeHeaderValue(p.name);
+    }
     return h;
   }
 
@@ -79,25 +101,30 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function post(message: unknown, signal: AbortSignal | undefined): Promise<Response> {
-    return send({ method: "POST", headers: headers("post"), body: JSON.stringify(message) }, signal);
+  function post(message: object, signal: AbortSignal | undefined): Promise<Response> {
+    return send({ method: "POST", headers: headers("post", message as { method?: unknown; params?: unknown }), body: JSON.stringify(message) }, signal);
   }
 
   /** Fire-and-forget message (cancellation, answers to server requests): failures are moot. */
-  function postQuietly(message: unknown): void {
+  function postQuietly(message: object): void {
     post(message, undefined).then(
       (res) => res.body?.cancel().catch(() => {}),
       () => {},
     );
   }
 
-  /** A server-to-client request arrived on a stream: we offer no client features, so only ping. */
-  function answerServer(id: JsonRpcId, method: string): void {
-    postQuietly(method === "ping" ? success(id, {}) : failure(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+  /** A server-to-client request arrived on a stream: ping, and what the caller's handler takes (elicitation). */
+  function answerServer(id: JsonRpcId, method: string, params: unknown, handler: ServerRequestHandler | undefined): void {
+    if (method === "ping") return postQuietly(success(id, {}));
+    if (!handler || method !== "elicitation/create") return postQuietly(failure(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+    handler(method, params).then(
+      (result) => postQuietly(success(id, result)),
+      (err) => postQuietly(failure(id, -32603, describe(err))),
+    );
   }
 
   /** Reads the response to request `id` from an HTTP response (JSON or SSE). */
-  async function readAnswer(res: Response, id: JsonRpcId, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
+  async function readAnswer(res: Response, id: JsonRpcId, signal: AbortSignal | undefined, handler?: ServerRequestHandler): Promise<JsonRpcResponse> {
     const type = mediaType(res.headers.get("content-type"));
     if (type === "application/json") {
       let body: unknown;
@@ -113,7 +140,7 @@ export function createSession(options: SessionOptions): Session {
       }
       throw new ProviderError({ provider: PROVIDER, status: res.status, type: "invalid_response", message: `the response does not answer request ${id}` });
     }
-    if (type === "text/event-stream") return readStream(res, id, signal);
+    if (type === "text/event-stream") return readStream(res, id, signal, handler);
     await res.body?.cancel().catch(() => {});
     throw new ProviderError({
       provider: PROVIDER,
@@ -123,14 +150,14 @@ export function createSession(options: SessionOptions): Session {
     });
   }
 
-  async function readStream(first: Response, id: JsonRpcId, signal: AbortSignal | undefined): Promise<JsonRpcResponse> {
+  async function readStream(first: Response, id: JsonRpcId, signal: AbortSignal | undefined, handler: ServerRequestHandler | undefined): Promise<JsonRpcResponse> {
     let answer: JsonRpcResponse | undefined;
     let broken: string | undefined;
     const reader = createMessageReader(
       (value) => {
         const c = classify(value);
         if (c.kind === "response" && c.message.id === id) answer ??= c.message;
-        else if (c.kind === "request") answerServer(c.message.id, c.message.method);
+        else if (c.kind === "request") answerServer(c.message.id, c.message.method, c.message.params, handler);
         // notifications (progress, logging) need nothing from us
       },
       (data) => {
@@ -163,12 +190,26 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  async function rawRequest(method: string, params: Record<string, unknown>, signal: AbortSignal | undefined): Promise<{ response: JsonRpcResponse; res: Response }> {
+  /** params with the 2026-07-28 envelope merged into its _meta (the caller's own _meta keys kept). */
+  function withEnvelope(params: Record<string, unknown>): Record<string, unknown> {
+    const own = isObject(params._meta) ? params._meta : {};
+    return {
+      ...params,
+      _meta: { ...own, [META.protocolVersion]: MODERN_PROTOCOL_VERSION, [META.clientInfo]: options.clientInfo, [META.clientCapabilities]: CLIENT_CAPABILITIES },
+    };
+  }
+
+  async function rawRequest(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    handler?: ServerRequestHandler,
+  ): Promise<{ response: JsonRpcResponse; res: Response }> {
     const id = nextId++;
     try {
-      const res = await post({ jsonrpc: "2.0", id, method, params }, signal);
+      const res = await post({ jsonrpc: "2.0", id, method, params: modern ? withEnvelope(params) : params }, signal);
       if (!res.ok) throw await httpError(res, signal);
-      return { response: await readAnswer(res, id, signal), res };
+      return { response: await readAnswer(res, id, signal, handler), res };
     } catch (err) {
       // Tell the server to stop working on it (spec: cancel with a notification, since a
       // dropped connection does not mean cancellation). initialize is never cancelled.
@@ -179,20 +220,58 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  async function connect(signal?: AbortSignal): Promise<InitializeInfo> {
+  /**
+   * The 2026-07-28 probe: server/discover under that revision. Resolves with the result when
+   * the server speaks it, undefined when it does not (any answer a legacy server gives);
+   * refused credentials and unreachable servers reject as they would for initialize.
+   */
+  async function discover(signal: AbortSignal | undefined): Promise<Record<string, unknown> | undefined> {
+    modern = true;
+    version = MODERN_PROTOCOL_VERSION;
+    try {
+      const { response, res } = await rawRequest("server/discover", {}, signal);
+      // An error (-32601 from a legacy server, or -32022 listing revisions we do not speak):
+      // we speak one stateless revision, so any error means the handshake era.
+      if ("error" in response) return undefined;
+      const result = unwrap(response, res.status);
+      return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(MODERN_PROTOCOL_VERSION) ? result : undefined;
+    } catch (err) {
+      if (signal?.aborted || err instanceof ConnectionError) throw err;
+      if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw err;
+      return undefined; // 400, 404, 405, 406, a body that is not JSON-RPC...: a server of an older revision
+    } finally {
+      modern = false;
+      version = undefined;
+    }
+  }
+
+  async function connect(signal?: AbortSignal, probe = true): Promise<InitializeInfo> {
     sessionId = undefined;
     version = undefined;
+    modern = false;
+    const discovered = probe ? await discover(signal) : undefined;
+    if (discovered) {
+      modern = true;
+      version = MODERN_PROTOCOL_VERSION;
+      const meta = isObject(discovered._meta) ? discovered._meta : {};
+      return {
+        protocolVersion: MODERN_PROTOCOL_VERSION,
+        era: "modern",
+        serverInfo: meta[META.serverInfo],
+        instructions: typeof discovered.instructions === "string" ? discovered.instructions : undefined,
+      };
+    }
     const { response, res } = await rawRequest(
       "initialize",
-      { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: options.clientInfo },
+      { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo: options.clientInfo },
       signal,
     );
     const result = unwrap(response, res.status);
-    if (!isSupportedVersion(result.protocolVersion)) {
+    if (!isSupportedVersion(result.protocolVersion) || isModern(result.protocolVersion)) {
       throw new ProviderError({
         provider: PROVIDER,
         type: "unsupported_protocol_version",
-        message: `the server speaks MCP ${JSON.stringify(result.protocolVersion)}; supported: ${PROTOCOL_VERSIONS.join(", ")}`,
+        message: `the server speaks MCP ${JSON.stringify(result.protocolVersion)}; supported: ${MODERN_PROTOCOL_VERSION} (server/discover), ${LEGACY_PROTOCOL_VERSIONS.join(", ")} (initialize)`,
       });
     }
     version = result.protocolVersion;
@@ -202,32 +281,49 @@ export function createSession(options: SessionOptions): Session {
     await ack.body?.cancel().catch(() => {});
     return {
       protocolVersion: version,
+      era: "legacy",
       serverInfo: result.serverInfo,
       instructions: typeof result.instructions === "string" ? result.instructions : undefined,
     };
   }
 
-  async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler): Promise<Record<string, unknown>> {
     if (restarting) await restarting;
     const used = sessionId;
     try {
-      const { response, res } = await rawRequest(method, params, signal);
+      const { response, res } = await rawRequest(method, params, signal, handler);
       return unwrap(response, res.status);
     } catch (err) {
       // The session expired (spec: 404 for a request with a session id): start a new one and retry once.
       if (used === undefined || !(err instanceof ProviderError) || err.status !== 404 || err instanceof McpRpcError) throw err;
       if (sessionId === used) {
-        restarting ??= connect(signal).finally(() => {
+        // The server already showed it speaks the handshake era: no new probe.
+        restarting ??= connect(signal, false).finally(() => {
           restarting = undefined;
         });
       }
       await restarting;
-      const { response, res } = await rawRequest(method, params, signal);
+      const { response, res } = await rawRequest(method, params, signal, handler);
       return unwrap(response, res.status);
     }
   }
 
-  return { connect, request };
+  async function close(): Promise<void> {
+    const id = sessionId;
+    sessionId = undefined;
+    if (id === undefined || modern) return;
+    // The spec's way to end a session; a server without explicit teardown answers 405, which is fine.
+    const h: Record<string, string> = { ...options.headers, "mcp-session-id": id };
+    if (version !== undefined) h["mcp-protocol-version"] = version;
+    try {
+      const res = await send({ method: "DELETE", headers: h }, undefined);
+      await res.body?.cancel().catch(() => {});
+    } catch {
+      // The server is gone: so is the session.
+    }
+  }
+
+  return { connect, request, close };
 }
 
 function unwrap(response: JsonRpcResponse, status: number): Record<string, unknown> {

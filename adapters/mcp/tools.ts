@@ -1,16 +1,20 @@
 // mcpTools(): a remote MCP server's tools as toolloop Tools. Each call validates its
 // input locally (so the loop can ask the model to fix bad arguments without a round
-// trip), sends tools/call under the remote tool's original name, and turns the result
-// into the string a Tool returns; a remote isError result rejects with its text.
-import { FailedUnmarshalInputError, ProviderError, type ValidationIssue } from "../../src/errors.js";
+// trip), sends tools/call under the remote tool's exact name (MCP names are case-sensitive;
+// only the local registry key is lower-cased), and turns the result into the string (or,
+// with media, the { content } parts) a Tool returns; a remote isError result rejects with
+// its text. A remote tool that asks for input (2026-07-28 "input_required", or a 2025-era
+// elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
+// toolloop client it becomes a pending call of the run's suspension.
+import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
 import type { JSONSchema, ValidateFn } from "../../src/schema.js";
-import { parseAndValidate, type Tool } from "../../src/tool.js";
+import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../src/tool.js";
 import type { FetchFn } from "../../src/http.js";
 import { readToolResult } from "./content.js";
 import { isObject } from "./jsonrpc.js";
 import { mapToolNames } from "./names.js";
-import { createSession, McpRpcError, type Session } from "./session.js";
+import { createSession, McpRpcError, type ServerRequestHandler, type Session } from "./session.js";
 
 export interface McpToolsOptions {
   /** The server's MCP endpoint, e.g. https://example.com/mcp. */
@@ -19,27 +23,35 @@ export interface McpToolsOptions {
   headers?: Record<string, string>;
   /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
   fetch?: FetchFn;
-  /** How this client introduces itself in initialize. Default { name: "toolloop", version: "0.1.0" }. */
+  /** How this client introduces itself. Default { name: "toolloop", version: "0.2.0" }. */
   clientInfo?: { name: string; version: string };
   /** Aborts connecting and listing (not later calls: those take the run's signal). */
   signal?: AbortSignal;
+  /** Per-call limit in ms for each tools/call (including input rounds); ends it with ToolTimeoutError. */
+  timeout?: number;
 }
+
+/** The remote tools, plus close(): ends the 2025-era session (DELETE); a no-op for 2026-07-28. */
+export type McpToolSet = Tool[] & { close(): Promise<void> };
 
 /** Pages of tools/list followed before giving up on a server that never stops paging. */
 const MAX_PAGES = 1000;
+/** input_required rounds one call may take before it is given up (a server that never stops asking). */
+const MAX_INPUT_ROUNDS = 16;
 
 /** Connects to an MCP server over Streamable HTTP and resolves with its tools. */
-export async function mcpTools(options: McpToolsOptions): Promise<Tool[]> {
+export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
   const session = createSession({
     url: String(options.url),
     headers: options.headers ?? {},
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    clientInfo: options.clientInfo ?? { name: "toolloop", version: "0.1.0" },
+    clientInfo: options.clientInfo ?? { name: "toolloop", version: "0.2.0" },
   });
   await session.connect(options.signal);
   const remote = await listTools(session, options.signal);
   const names = mapToolNames(remote.map((t) => t.name));
-  return remote.map((t, i) => remoteTool(session, t, names[i]!));
+  const tools = remote.map((t, i) => remoteTool(session, t, names[i]!, options.timeout));
+  return Object.assign(tools, { close: () => session.close() });
 }
 
 interface RemoteTool {
@@ -58,8 +70,10 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
       throw new ProviderError({ provider: "mcp", type: "invalid_response", message: "tools/list returned no tools array" });
     }
     for (const t of result.tools) {
-      // A malformed entry is the server's problem; the well-formed tools stay usable.
-      if (isObject(t) && typeof t.name === "string") out.push(describeTool(t));
+      // A malformed entry is the server's problem; the well-formed tools stay usable. A tool
+      // that can only run as a task (execution.taskSupport "required") cannot be called
+      // without the tasks extension, which we do not speak: leave it out.
+      if (isObject(t) && typeof t.name === "string" && !(isObject(t.execution) && t.execution.taskSupport === "required")) out.push(describeTool(t));
     }
     const next = result.nextCursor;
     if (typeof next !== "string" || next === "") return out;
@@ -73,15 +87,14 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
 }
 
 function describeTool(t: Record<string, unknown>): RemoteTool {
-  const schema = isObject(t.inputSchema) ? t.inputSchema : {};
-  // Providers want a plain object schema: no $schema, and "type": "object" spelled out.
-  const { $schema: _drop, ...rest } = schema;
-  const parameters: JSONSchema = { ...rest, type: "object" };
+  // The schema as served ($schema, $defs, type and all): whatever a provider cannot take is
+  // that provider's encoder's to strip when it builds its request.
+  const parameters: JSONSchema = isObject(t.inputSchema) ? t.inputSchema : { type: "object" };
   const description = typeof t.description === "string" ? t.description : typeof t.title === "string" ? t.title : "";
   return { name: t.name as string, description, parameters };
 }
 
-function remoteTool(session: Session, remote: RemoteTool, localName: string): Tool {
+function remoteTool(session: Session, remote: RemoteTool, localName: string, timeout: number | undefined): Tool {
   let compiled: ValidateFn | undefined;
   // A schema our validator cannot read (an unresolvable $ref, say) is the server's to check:
   // then we only make sure the arguments are an object.
@@ -102,23 +115,79 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string): To
     parameters: remote.parameters,
     async call(input, ctx) {
       const args = await parseAndValidate(input, validator);
-      let result: Record<string, unknown>;
+      if (timeout === undefined || !(timeout > 0)) return callRemote(session, remote.name, args, ctx, ctx.signal);
+      // Our own limit, on top of the run's signal: aborting the request also cancels it server-side.
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(ctx.signal.reason);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      if (ctx.signal.aborted) onAbort();
+      const error = new ToolTimeoutError(localName, timeout);
+      const timer = setTimeout(() => controller.abort(error), timeout);
       try {
-        result = await session.request("tools/call", { name: remote.name, arguments: args }, ctx.signal);
+        return await callRemote(session, remote.name, args, ctx, controller.signal);
       } catch (err) {
-        // Servers on revisions before 2025-11-25 report schema-invalid arguments as -32602:
-        // let the loop ask the model to fix them, as it does for local validation. -32602
-        // also means "unknown tool", which no fix of the arguments can cure: that stays an error.
-        if (err instanceof McpRpcError && err.type === "invalid_params" && !/unknown tool|not found/i.test(err.message)) {
-          throw new FailedUnmarshalInputError(`rejected by the MCP server (${err.message})`, issuesOf(err.data), { cause: err });
-        }
-        throw err;
+        throw controller.signal.reason === error ? error : err;
+      } finally {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onAbort);
       }
-      const { text, isError } = readToolResult(result);
-      if (isError) throw new Error(text || `the MCP tool ${remote.name} reported an error`);
-      return text;
     },
   };
+}
+
+async function callRemote(session: Session, name: string, args: unknown, ctx: ToolContext, signal: AbortSignal): Promise<ToolCallResult> {
+  const params: Record<string, unknown> = { name, arguments: args };
+  // 2025-era servers ask over the call's own stream (elicitation/create).
+  const onServerRequest: ServerRequestHandler = async (_method, p) => elicit(ctx, name, p);
+  for (let round = 0; ; round++) {
+    let result: Record<string, unknown>;
+    try {
+      result = await session.request("tools/call", params, signal, onServerRequest);
+    } catch (err) {
+      // Servers on revisions before 2025-11-25 report schema-invalid arguments as -32602:
+      // let the loop ask the model to fix them, as it does for local validation. -32602
+      // also means "unknown tool", which no fix of the arguments can cure: that stays an error.
+      if (err instanceof McpRpcError && err.type === "invalid_params" && !/unknown tool|not found/i.test(err.message)) {
+        throw new FailedUnmarshalInputError(`rejected by the MCP server (${err.message})`, issuesOf(err.data), { cause: err });
+      }
+      throw err;
+    }
+    if (result.resultType === "input_required") {
+      if (round >= MAX_INPUT_ROUNDS) throw new Error(`the MCP tool ${name} kept asking for input (${MAX_INPUT_ROUNDS} rounds)`);
+      const requests = isObject(result.inputRequests) ? result.inputRequests : {};
+      const responses: Record<string, unknown> = {};
+      // In key order, so a handler run again on resume asks in the same order.
+      for (const [key, req] of Object.entries(requests)) responses[key] = await answerInputRequest(ctx, name, req);
+      params.inputResponses = responses;
+      if (typeof result.requestState === "string") params.requestState = result.requestState;
+      else delete params.requestState;
+      continue;
+    }
+    const { text, content, isError } = readToolResult(result);
+    if (isError) throw new Error(text || `the MCP tool ${name} reported an error`);
+    return content ? { content } : text;
+  }
+}
+
+/** One embedded input request of an input_required result, answered. */
+async function answerInputRequest(ctx: ToolContext, tool: string, req: unknown): Promise<Record<string, unknown>> {
+  const method = isObject(req) ? req.method : undefined;
+  if (method === "elicitation/create") return elicit(ctx, tool, (req as Record<string, unknown>).params);
+  // We have no roots to share; sampling (the server borrowing our model) is not offered.
+  if (method === "roots/list") return { roots: [] };
+  throw new Error(`the MCP tool ${tool} asks for ${String(method)}, which toolloop does not offer`);
+}
+
+/** An elicitation (form mode) asked through ctx.requestInput; the answer as an elicitation result. */
+async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<Record<string, unknown>> {
+  const p = isObject(params) ? params : {};
+  const message = typeof p.message === "string" ? p.message : `The tool ${tool} needs input.`;
+  if (p.mode === "url") throw new Error(`the MCP tool ${tool} asks the user to open a URL (${String(p.url)}), which toolloop does not offer`);
+  if (!ctx.requestInput) {
+    throw new Error(`the MCP tool ${tool} asks for input ("${message}"); run it inside a toolloop client (ctx.requestInput) to answer`);
+  }
+  const answer = await ctx.requestInput(isObject(p.requestedSchema) ? { message, schema: p.requestedSchema } : { message });
+  return { action: "accept", content: isObject(answer) ? answer : {} };
 }
 
 function issuesOf(data: unknown): ValidationIssue[] {

@@ -32,9 +32,11 @@ describe("mcpTools transport", () => {
   it("speaks the revision the server chose, in every later request's header", async () => {
     const s = fakeServer({ initialize: initOK("2025-03-26"), "tools/list": listOK });
     await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
-    expect(s.log[0]!.body.params).toMatchObject({ protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "toolloop" } });
-    expect(s.log[0]!.headers["mcp-protocol-version"]).toBeUndefined();
-    expect(s.log.slice(1).map((r) => r.headers["mcp-protocol-version"])).toEqual(["2025-03-26", "2025-03-26"]);
+    // log[0] is the 2026-07-28 probe (server/discover), which this fake server does not know.
+    expect(s.log[0]!.method).toBe("server/discover");
+    expect(s.log[1]!.body.params).toMatchObject({ protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo: { name: "toolloop" } });
+    expect(s.log[1]!.headers["mcp-protocol-version"]).toBeUndefined();
+    expect(s.log.slice(2).map((r) => r.headers["mcp-protocol-version"])).toEqual(["2025-03-26", "2025-03-26"]);
   });
 
   it("refuses a server that answers with a revision it does not speak", async () => {
@@ -101,7 +103,7 @@ describe("mcpTools transport", () => {
     expect((await mcpTools({ url: "http://fake/mcp", fetch: batch.fetch })).map((t) => t.name)).toEqual(["t"]);
   });
 
-  it("skips malformed entries in tools/list, gives schemas type object, drops $schema", async () => {
+  it("skips malformed entries in tools/list and keeps each schema as served ($schema, no added type)", async () => {
     const s = fakeServer({
       initialize: initOK(),
       "tools/list": (b) =>
@@ -121,7 +123,7 @@ describe("mcpTools transport", () => {
     const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
     expect(tools.map((t) => [t.name, t.description, t.parameters])).toEqual([
       ["no_schema", "", { type: "object" }],
-      ["draft7", "Only a title", { type: "object", properties: { a: { type: "string" } } }],
+      ["draft7", "Only a title", { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string" } } }],
     ]);
   });
 
@@ -151,7 +153,7 @@ describe("mcpTools transport", () => {
   it("does not put the session id or headers on the Tool objects (nothing secret in JSON)", async () => {
     const s = fakeServer({ initialize: (b) => json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-06-18" } }, { "mcp-session-id": "sess-xyz" }), "tools/list": listOK });
     const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch, headers: { authorization: "Bearer very-secret" } });
-    expect(s.log[1]!.headers["mcp-session-id"]).toBe("sess-xyz");
+    expect(s.log[2]!.headers["mcp-session-id"]).toBe("sess-xyz");
     expect(JSON.stringify(tools)).not.toMatch(/sess-xyz|very-secret/);
   });
 });

@@ -80,12 +80,16 @@ describe("mcpTools ↔ SDK McpServer (SSE responses)", () => {
       properties: { city: { type: "string", description: "City name." }, days: { type: "integer", minimum: 1, maximum: 7 } },
       required: ["city"],
     });
-    expect(weather.parameters).not.toHaveProperty("$schema");
+    // As served: the SDK's zod conversion names its draft, and we keep it (providers' encoders strip what they must).
+    expect(weather.parameters).toHaveProperty("$schema");
     expect(byName(tools, "throws").parameters).toMatchObject({ type: "object" });
   });
 
   it("keeps the session id the server issued and sends the negotiated MCP-Protocol-Version and the user's headers", () => {
-    const [first, ...rest] = peer.requests;
+    // First the 2026-07-28 probe (this 1.x server does not speak it), then the handshake.
+    const [probe, first, ...rest] = peer.requests;
+    expect((probe!.body as { method: string }).method).toBe("server/discover");
+    expect(probe!.headers["mcp-protocol-version"]).toBe("2026-07-28");
     expect(first!.headers["mcp-session-id"]).toBeUndefined();
     expect(first!.headers["mcp-protocol-version"]).toBeUndefined();
     const sid = rest[0]!.headers["mcp-session-id"];
@@ -326,7 +330,7 @@ describe("mcpTools: paging, resuming, odd names, failures", () => {
         },
       });
       await byName(tools, "get_weather").call('{"city":"Kyiv"}', ctx());
-      expect(seen).toEqual(["POST initialize", "POST notifications/initialized", "POST tools/list", "POST tools/call"]);
+      expect(seen).toEqual(["POST server/discover", "POST initialize", "POST notifications/initialized", "POST tools/list", "POST tools/call"]);
     } finally {
       await peer.close();
     }
