@@ -20,13 +20,14 @@ const AUTH_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "a
 
 /**
  * Throws MissingApiKeyError when a request to the vendor's own host would carry no key: no
- * `apiKey`, no auth header, and no `baseURL` on another host (a proxy that adds the key).
+ * `apiKey`, no auth header, no `baseURL` on another host (a proxy that adds the key) and no
+ * custom `fetch` (which may route to such a proxy or sign the request itself).
  */
 export function requireApiKey(
-  options: { apiKey?: string | undefined; baseURL?: string | undefined; headers?: Record<string, string> | undefined },
+  options: { apiKey?: string | undefined; baseURL?: string | undefined; headers?: Record<string, string> | undefined; fetch?: unknown },
   spec: KeySpec,
 ): void {
-  if (options.apiKey) return;
+  if (options.apiKey || options.fetch) return;
   if (options.headers && Object.keys(options.headers).some((h) => AUTH_HEADERS.has(h.toLowerCase()))) return;
   if (options.baseURL !== undefined && host(options.baseURL) !== host(spec.defaultBaseURL)) return;
   const set = spec.env.filter((name) => envIsSet(name) === true);

@@ -3,7 +3,7 @@
 // errors that never carry the API key (errors.ts redacts every registered key), and SSE
 // decoding through eventsource-parser.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { MAX_RESPONSE_DEPTH, nestsDeeperThan } from "./json-depth.js";
+import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-depth.js";
 import { registerSecret } from "./secrets.js";
 import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
 
@@ -45,17 +45,9 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
       if (err instanceof IdleTimeoutError) throw err;
       throw bodyError(http, req, err, requestId);
     }
-    if (nestsDeeperThan(text, MAX_RESPONSE_DEPTH)) {
-      throw new ProviderError({
-        provider: http.provider,
-        status: res.status,
-        type: "invalid_response",
-        message: `the response body is nested deeper than ${MAX_RESPONSE_DEPTH} levels`,
-        requestId,
-      });
-    }
     try {
-      return { body: JSON.parse(text), requestId };
+      // Cut where too deep rather than refused: one call's absurd arguments must not cost the whole response.
+      return { body: parseJSONBounded(text, MAX_RESPONSE_DEPTH), requestId };
     } catch {
       throw new ProviderError({
         provider: http.provider,
@@ -97,11 +89,9 @@ export async function postSSE(
     onEvent(ev) {
       if (handlerError) return;
       try {
-        // Decoders parse and clone each event; a pathologically deep one would overflow the stack.
-        if (nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH)) {
-          throw new StreamError(http.provider, `an event is nested deeper than ${MAX_RESPONSE_DEPTH} levels`, { requestId });
-        }
-        onEvent(ev, requestId);
+        // Decoders parse and clone each event; a pathologically deep one would overflow the
+        // stack, so it is handed on cut to MAX_RESPONSE_DEPTH (as postJSON does with a body).
+        onEvent(nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH) ? boundedEvent(ev) : ev, requestId);
       } catch (error) {
         handlerError = { error };
       }
@@ -128,6 +118,15 @@ export async function postSSE(
     reads.close();
   }
   return { requestId };
+}
+
+/** A too-deep event with its data cut to MAX_RESPONSE_DEPTH; data that is not JSON is the decoder's to refuse. */
+function boundedEvent(ev: EventSourceMessage): EventSourceMessage {
+  try {
+    return { ...ev, data: JSON.stringify(parseJSONBounded(ev.data, MAX_RESPONSE_DEPTH)) };
+  } catch {
+    return ev;
+  }
 }
 
 /**

@@ -2,12 +2,15 @@
 // copes with any depth, but what comes after it does not: JSON.stringify, structuredClone
 // and schema validators recurse, and a few thousand levels overflow the stack (a few
 // hundred for a validator following a recursive $ref). Text from the network is measured
-// before anything recursive touches it.
+// before anything recursive touches it, and cut (parseJSONBounded) where it is too deep.
 
 /** The deepest tool arguments the loop parses; deeper ones are answered as invalid input. */
 export const MAX_ARGUMENT_DEPTH = 128;
 
-/** The deepest response body or stream event an adapter decodes; deeper ones are refused. */
+/**
+ * The deepest response body or stream event handed to an adapter: deeper parts are cut
+ * (see parseJSONBounded), so decoders, history and the next request stay stack-safe.
+ */
 export const MAX_RESPONSE_DEPTH = 512;
 
 /** True when the [ / { nesting of `text` goes deeper than `limit` (brackets inside strings do not count). */
@@ -27,4 +30,29 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
   return false;
+}
+
+/**
+ * JSON.parse (which copes with any depth) with every array or object nested deeper than
+ * `limit` replaced by an empty one of its kind, walked without recursion. A model's
+ * 10,000-level tool arguments inside a response body thus arrive cut to about `limit`
+ * levels, which is still past MAX_ARGUMENT_DEPTH: the loop answers that one call as invalid
+ * input (the model is asked to fix it) instead of the whole response being refused.
+ * Throws SyntaxError as JSON.parse does.
+ */
+export function parseJSONBounded(text: string, limit: number): unknown {
+  const value: unknown = JSON.parse(text);
+  if (!nestsDeeperThan(text, limit) || typeof value !== "object" || value === null) return value;
+  const stack: [Record<string, unknown>, number][] = [[value as Record<string, unknown>, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    for (const key of Object.keys(node)) {
+      const child = node[key];
+      if (typeof child !== "object" || child === null) continue;
+      if (depth < limit) stack.push([child as Record<string, unknown>, depth + 1]);
+      // defineProperty: a plain assignment to an own "__proto__" key would set the prototype.
+      else Object.defineProperty(node, key, { value: Array.isArray(child) ? [] : {}, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return value;
 }

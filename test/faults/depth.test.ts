@@ -10,7 +10,7 @@ import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
 import { cleanJSON, isToolloopError, jsonTool, tool } from "../../src/index.js";
 import { parseJSONArguments } from "../../src/clean-json.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
+import { MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../../src/json-depth.js";
 import { toOutput } from "../../src/tool.js";
 
 const N = 10_000;
@@ -100,6 +100,24 @@ describe("deep nesting", () => {
     expect(turn.content[0]).toMatchObject({ type: "tool_use", input: {} });
     expect(turn.rawArguments[0]).toBe(deepArray(N));
     expect(() => structuredClone(turn)).not.toThrow();
+  });
+
+  it("parseJSONBounded cuts 10,000-deep bodies to the limit (arrays stay arrays), leaves shallow ones alone, never touches a prototype", () => {
+    const body = parseJSONBounded(`{"ok": [1, {"b": 2}], "args": ${deepArray(N)}, "obj": ${deepObject(N)}}`, MAX_RESPONSE_DEPTH) as Record<string, unknown>;
+    expect(body.ok).toEqual([1, { b: 2 }]);
+    const text = JSON.stringify(body);
+    expect(nestsDeeperThan(text, MAX_RESPONSE_DEPTH + 1)).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify(body.args), MAX_ARGUMENT_DEPTH)).toBe(true);
+    expect(JSON.stringify(body.args).startsWith("[[[")).toBe(true);
+    expect(() => structuredClone(body)).not.toThrow();
+    const shallow = '{"a": [[1]], "b": {"c": null}}';
+    expect(parseJSONBounded(shallow, 3)).toEqual(JSON.parse(shallow));
+    expect(parseJSONBounded(shallow, 2)).toEqual({ a: [[]], b: { c: null } });
+    const hostile = parseJSONBounded(`{"__proto__": {"__proto__": {"polluted": true}}, "x": ${deepObject(10)}}`, 1) as object;
+    expect(Object.getPrototypeOf(hostile)).toBe(Object.prototype);
+    expect(Object.keys(hostile)).toEqual(["__proto__", "x"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(() => parseJSONBounded("{", 5)).toThrow(SyntaxError);
   });
 
   it("a tool that returns a 10,000-deep value fails with a readable error (a tool error), not a stack overflow", () => {

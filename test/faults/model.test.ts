@@ -175,32 +175,22 @@ describe.each(EVERY.map((rm) => ({ name: label(rm), rm })))("$name: model misbeh
   });
 
   for (const shape of ["array", "object"] as const) {
-    it(`nests ${shape}s 10,000 deep: no stack overflow, a typed outcome, the next chat works`, async () => {
+    it(`nests ${shape}s 10,000 deep: the call is answered as invalid input on every wire, the run goes on, the next chat works`, async () => {
       const n = 10_000;
       const deep = shape === "array" ? "[".repeat(n) + "]".repeat(n) : '{"a":'.repeat(n) + "1" + "}".repeat(n);
       const r = recorder();
       const anything = jsonTool({ name: "anything", description: "", parameters: { type: "object" }, run: (x) => (r.got.push(x), "ok") });
       const json = shape === "array" ? deep : `{"tree": ${deep}}`;
       const { client, m } = await runWithReply(row, mode, [{ id: "call_d1", name: "anything", args: { json } }], [anything]);
-      const textWire = TEXT_WIRE.some(([rr, mm]) => rr === row && mm === mode);
-      if (textWire) {
-        // the arguments travel as text: the tool answers with invalid input, the run goes on
-        await expect(drive(client, "go", mode)).resolves.toBe("final answer");
-        expect(r.got).toEqual([]);
-        const out = JSON.parse(row.toolResults(m.bodies()[1])[0]!.output);
-        expect(out.error).toContain("failed to unmarshal input");
-        expect(out.error).toContain("nested deeper than");
-      } else {
-        // the arguments arrive as a parsed JSON object: the response itself is refused, typed
-        const err = await rejection(drive(client, "go", mode));
-        expect(isToolloopError(err)).toBe(true);
-        expect(["provider_error", "stream_error"]).toContain(err.code);
-        expect(err.message).toContain("nested deeper than");
-        expect(client.history).toEqual([{ role: "user", content: "go" }]);
-        // the refused response used no script turn: the next chat gets the first one
-        await expect(drive(client, "and now?", mode)).resolves.toBe("final answer");
-        return;
-      }
+      // Arguments as text (OpenAI) or as an object inside the response (Claude, Gemini): on
+      // every wire the one call is answered as invalid input and the run goes on.
+      await expect(drive(client, "go", mode)).resolves.toBe("final answer");
+      expect(r.got).toEqual([]);
+      const out = JSON.parse(row.toolResults(m.bodies()[1])[0]!.output);
+      expect(out.error).toContain("failed to unmarshal input");
+      expect(out.error).toContain("nested deeper than");
+      expect(() => structuredClone(client.history)).not.toThrow();
+      expect(() => JSON.stringify(client.history)).not.toThrow();
       await expectNextChatWorks(client, mode);
     });
   }
