@@ -19,7 +19,13 @@ const MALFORMED_REASKS = 2;
 export interface GeminiThinking {
   /** thinkingConfig.thinkingBudget: thought tokens (Gemini 2.5; 0 turns thinking off where allowed, -1 = dynamic). */
   budget?: number;
-  /** thinkingConfig.includeThoughts: return thought summaries (kept in providerData, not in the text). */
+  /**
+   * thinkingConfig.includeThoughts: the model returns summaries of its thinking, which a
+   * stream reports as `reasoning-delta` events (never as answer text) and history keeps in
+   * providerData (replayed with their thoughtSignatures). Default false, not sent: the
+   * summaries are extra output the caller may not show, and a request without thinkingConfig
+   * stays valid on models that do not think. Set true to show reasoning.
+   */
   includeThoughts?: boolean;
   /** thinkingConfig.thinkingLevel (Gemini 3). */
   level?: "minimal" | "low" | "medium" | "high";

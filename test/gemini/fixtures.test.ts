@@ -218,6 +218,9 @@ describe("recorded streams, replayed over HTTP", () => {
       const told = fromDeltas(deltas);
       expect(told.text).toBe(response.text);
       expect(told.calls).toEqual(response.toolCalls);
+      // thought summaries (recorded with includeThoughts) are reasoning-delta, in order
+      const thoughts = ((response.providerData?.value as { parts?: Part[] } | undefined)?.parts ?? []).filter((p) => p.thought === true).map((p) => p.text ?? "");
+      expect(deltas.filter((d) => d.type === "reasoning-delta").map((d) => d.text).join("")).toBe(thoughts.join(""));
       expect(mock.requests[0]!.url).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse");
     });
   });

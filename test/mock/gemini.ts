@@ -26,6 +26,12 @@ export interface MockTurn {
   malformed?: boolean;
   /** Signs the first function call (or, without calls, the text) like Gemini 3. */
   thoughtSignature?: string;
+  /**
+   * The model's thought summary: sent as `{text, thought: true}` parts before the answer,
+   * only when the request asks for them (generationConfig.thinkingConfig.includeThoughts),
+   * as the API does; the thinking is billed as thoughtsTokenCount either way.
+   */
+  thoughts?: string;
 }
 
 export type RawResponse =
@@ -235,7 +241,9 @@ function render(turn: MockTurn, body: Obj, model: string, responseId: string | u
     return part;
   });
   const outputTokens = Math.ceil(text.length / 4) + 8 * calls.length;
-  const thoughts = turn.thoughtSignature ? 7 : 0;
+  const thoughts = turn.thoughtSignature || turn.thoughts ? 7 + Math.ceil((turn.thoughts ?? "").length / 4) : 0;
+  const thinkingConfig = isObj(body.generationConfig) && isObj(body.generationConfig.thinkingConfig) ? body.generationConfig.thinkingConfig : {};
+  const summary = turn.thoughts && thinkingConfig.includeThoughts === true ? splitText(turn.thoughts) : [];
   const toolUse = grounded ? 11 : 0;
   const usage: Obj = {
     promptTokenCount: promptTokens,
@@ -251,6 +259,7 @@ function render(turn: MockTurn, body: Obj, model: string, responseId: string | u
   const pieces = splitText(text);
   const chunks: Obj[] = [];
   const candidate = (parts: Obj[], extra: Obj = {}): Obj => ({ content: { parts, role: "model" }, index: 0, ...extra });
+  for (const t of summary) chunks.push({ candidates: [candidate([{ text: t, thought: true }])], ...base(usage) });
   pieces.forEach((p) => {
     const part: Obj = { text: p };
     chunks.push({ candidates: [candidate([part], grounded ? { groundingMetadata: {} } : {})], ...base(usage) });
@@ -275,7 +284,8 @@ function merge(chunks: Obj[]): Obj {
     if (isObj(content)) {
       for (const p of content.parts as Obj[]) {
         const prev = parts[parts.length - 1];
-        if (typeof p.text === "string" && prev && typeof prev.text === "string" && !prev.thoughtSignature) {
+        const sameKind = prev !== undefined && (prev.thought === true) === (p.thought === true);
+        if (typeof p.text === "string" && prev && typeof prev.text === "string" && !prev.thoughtSignature && sameKind) {
           prev.text += p.text;
           if (p.thoughtSignature) prev.thoughtSignature = p.thoughtSignature;
         } else if (!(p.text === "" && !p.thoughtSignature)) parts.push({ ...p });
