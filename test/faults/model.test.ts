@@ -7,7 +7,7 @@
 // real APIs reject), so the next chat works.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { createClient, isToolloopError, jsonTool, tool, type Tool } from "../../src/index.js";
+import { createClient, jsonTool, tool, type Tool } from "../../src/index.js";
 import { ROWS, type Mock, type RawCall, type Row } from "./rows.js";
 import { drive, expectValidHistory, MODES, rejection, type Mode } from "./support.js";
 
