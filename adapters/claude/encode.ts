@@ -2,7 +2,8 @@
 // neutral history as Anthropic `messages`.
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import type { ModelRequest } from "../../src/provider.js";
+import { InvalidOptionsError } from "../../src/errors.js";
+import type { ModelRequest, ToolChoice } from "../../src/provider.js";
 import { partBlocks } from "./content.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
@@ -48,7 +49,7 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   if (tools.length) {
     body.tools = tools;
     if (output) body.tool_choice = outputToolChoice(output, request, s.thinking !== undefined);
-    else body.tool_choice = request.toolChoice === "none" ? { type: "none" } : { type: "auto" };
+    else body.tool_choice = toolChoice(request.toolChoice, s.thinking !== undefined);
   }
 
   if (s.thinking) body.thinking = { type: "enabled", budget_tokens: s.thinking.budgetTokens };
@@ -59,6 +60,19 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   if (request.responseSchema && !output) body.output_config = nativeOutputConfig(request.responseSchema.schema);
   if (request.onDelta) body.stream = true;
   return body;
+}
+
+/** The neutral toolChoice → tool_choice: "required" is Claude's "any", a name its "tool". */
+export function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> {
+  if (choice === undefined || choice === "auto") return { type: "auto" };
+  if (choice === "none") return { type: "none" };
+  // The API answers a forced tool with thinking on with a 400; say so before sending.
+  if (thinking) {
+    throw new InvalidOptionsError(
+      `claude: toolChoice ${JSON.stringify(choice)} forces tool use, which Claude refuses while extended thinking is on; use "auto" or turn thinking off`,
+    );
+  }
+  return choice === "required" ? { type: "any" } : { type: "tool", name: choice.name };
 }
 
 // ---------------------------------------------------------------------------------------

@@ -66,11 +66,18 @@ export function takeOutputCall(turn: Turn, tool: OutputTool): { turn: Turn; answ
   return { turn: { ...turn, content, rawArguments, stopReason }, answer };
 }
 
-/** tool_choice for tool mode: force the output tool when nothing else may or can be called. */
+/**
+ * tool_choice for tool mode, where the answer itself is a tool call: force the output tool
+ * when nothing else may ("none") or can be called; "auto" and "required" become "any" (a
+ * real tool or the answer, as the model sees fit: both are tool calls); a named tool
+ * stays forced (the answer comes on a later step).
+ */
 export function outputToolChoice(tool: OutputTool, request: ModelRequest, thinking: boolean): Record<string, unknown> {
   // Extended thinking refuses forced tool use ("any" / "tool").
   if (thinking) return { type: "auto" };
+  const choice = request.toolChoice;
+  if (typeof choice === "object") return { type: "tool", name: choice.name };
   const others = request.tools.length > 0 || request.webSearch;
-  if (request.toolChoice === "none" || !others) return { type: "tool", name: tool.name };
+  if (choice === "none" || !others) return { type: "tool", name: tool.name };
   return { type: "any" };
 }

@@ -1,0 +1,88 @@
+// toolChoice on Claude: each neutral choice as its tool_choice on the wire (over HTTP, the
+// mock checking a named tool exists), with tool-mode ask() consistent with it, and forced
+// tool use with thinking refused before sending.
+import { afterEach, describe, expect, it } from "vitest";
+import * as v from "valibot";
+import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { createClient, isToolloopError, tool } from "../../src/index.js";
+import type { ToolChoice } from "../../src/provider.js";
+import { startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
+
+const mocks: ClaudeMock[] = [];
+afterEach(async () => {
+  await Promise.all(mocks.splice(0).map((m) => m.close()));
+});
+
+async function setup(script: MockTurn[], options: Partial<ClaudeOptions> = {}) {
+  const mock = await startClaudeMock({ script });
+  mocks.push(mock);
+  return { mock, provider: claude({ apiKey: "k", model: "claude-test", baseURL: mock.url, maxRetries: 0, ...options }) };
+}
+
+const lookup = tool({ name: "Lookup", description: "Looks up.", input: v.object({ q: v.string() }), run: ({ q }) => `found ${q}` });
+const other = tool({ name: "other", description: "Other.", input: v.object({}), run: () => "x" });
+
+describe("toolChoice → tool_choice", () => {
+  const cases: [ToolChoice, Record<string, unknown>][] = [
+    ["auto", { type: "auto" }],
+    ["none", { type: "none" }],
+    ["required", { type: "any" }],
+    [{ name: "Lookup" }, { type: "tool", name: "lookup" }],
+  ];
+  for (const [choice, wire] of cases) {
+    it(`${JSON.stringify(choice)} is sent as ${JSON.stringify(wire)}`, async () => {
+      const { mock, provider } = await setup([{ text: "ok" }]);
+      const client = createClient({ provider, tools: [lookup, other] });
+      expect(await client.chat("go", { toolChoice: choice })).toBe("ok");
+      expect(mock.requests[0]!.body.tool_choice).toEqual(wire);
+    });
+  }
+
+  it("a client-wide choice applies to every step unless a call overrides it", async () => {
+    const { mock, provider } = await setup([{ toolCalls: [{ name: "lookup", input: { q: "a" } }] }, { text: "done" }, { text: "again" }]);
+    const client = createClient({ provider, tools: [lookup, other], toolChoice: "required" });
+    await client.chat("go");
+    await client.chat("more", { toolChoice: "auto" });
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "any" }, { type: "any" }, { type: "auto" }]);
+  });
+
+  it("forced tool use with extended thinking is an InvalidOptionsError, and nothing is sent", async () => {
+    const { mock, provider } = await setup([{ text: "never" }], { thinking: { budgetTokens: 1024 } });
+    for (const choice of ["required", { name: "lookup" }] as ToolChoice[]) {
+      const err = await provider
+        .generate({ messages: [{ role: "user", content: "go" }], tools: [{ name: "lookup", description: "", parameters: { type: "object" } }], webSearch: false, toolChoice: choice })
+        .catch((e: unknown) => e);
+      expect(isToolloopError(err, "invalid_options")).toBe(true);
+    }
+    expect(mock.requests).toHaveLength(0);
+  });
+});
+
+describe('tool-mode ask() (structuredOutput: "tool") and toolChoice', () => {
+  const Answer = v.object({ answer: v.string() });
+  const answer = { toolCalls: [{ name: "structured_output", input: { answer: "42" } }] };
+
+  it('"none" and no other tools force the output tool; "auto" and "required" allow any tool', async () => {
+    const { mock, provider } = await setup([answer, answer, answer], { structuredOutput: "tool" });
+    const client = createClient({ provider, tools: [lookup] });
+    expect(await client.ask("q", Answer, { toolChoice: "none" })).toEqual({ answer: "42" });
+    expect(await client.ask("q", Answer, { toolChoice: "auto" })).toEqual({ answer: "42" });
+    expect(await client.ask("q", Answer, { toolChoice: "required" })).toEqual({ answer: "42" });
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([
+      { type: "tool", name: "structured_output" },
+      { type: "any" },
+      { type: "any" },
+    ]);
+  });
+
+  it("a named tool stays forced; the answer comes after its result", async () => {
+    const { mock, provider } = await setup([{ toolCalls: [{ name: "lookup", input: { q: "x" } }] }, answer], { structuredOutput: "tool" });
+    const client = createClient({
+      provider,
+      tools: [lookup],
+      prepareStep: ({ step }) => (step === 1 ? { toolChoice: { name: "lookup" } } : { toolChoice: "auto" }),
+    });
+    expect(await client.ask("q", Answer)).toEqual({ answer: "42" });
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "tool", name: "lookup" }, { type: "any" }]);
+  });
+});
