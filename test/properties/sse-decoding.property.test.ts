@@ -160,12 +160,13 @@ const ADAPTERS: Adapter[] = [
     },
     async render(turns) {
       const m = await startGeminiMock({
-        script: turns.map((t) => ({ text: t.text, toolCalls: t.toolCalls, thoughtSignature: t.thinking ? Buffer.from(t.thinking).toString("base64") : undefined })),
+        // thinking → a thought summary (streamed as reasoning-delta) and a signature
+        script: turns.map((t) => ({ text: t.text, toolCalls: t.toolCalls, thoughts: t.thinking, thoughtSignature: t.thinking ? Buffer.from(t.thinking).toString("base64") : undefined })),
       });
       try {
         const out: Uint8Array[] = [];
         for (const _ of turns) {
-          const body = { contents: [{ role: "user", parts: [{ text: "go" }] }] };
+          const body = { contents: [{ role: "user", parts: [{ text: "go" }] }], generationConfig: { thinkingConfig: { includeThoughts: true } } };
           const url = `${m.url}/models/gemini-test:streamGenerateContent?alt=sse`;
           out.push(await collect(await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": MOCK_API_KEY }, body: JSON.stringify(body) })));
         }
