@@ -24,8 +24,20 @@ export interface OpenAIOptions extends ProviderOptions {
   /** Output token limit (max_output_tokens / max_completion_tokens). Default: the model's. */
   maxOutputTokens?: number;
   temperature?: number;
-  /** Reasoning models: effort, and (Responses) whether to return a reasoning summary. */
-  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" };
+  /**
+   * Reasoning models: effort, and (Responses) the reasoning summary shown as `reasoning-delta`
+   * stream events. Default for models that reason (gpt-5*, o-series, codex): `summary: "auto"`
+   * is asked for on streamed requests only (a whole response has nowhere to show it); a
+   * summary you set is sent on every request; `"off"` never asks (OpenAI may require a
+   * verified organization for summaries on some models).
+   */
+  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" | "off" };
+  /**
+   * Sent as `prompt_cache_key` (both APIs): requests with the same key and prefix are routed
+   * to the same cache, so a long run reads its growing prefix from cache. E.g. a conversation
+   * or tenant id.
+   */
+  promptCacheKey?: string;
   /** Sent as OpenAI-Organization. */
   organization?: string;
   /** Sent as OpenAI-Project. */
@@ -103,6 +115,8 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
           maxOutputTokens: options.maxOutputTokens,
           temperature: options.temperature,
           reasoning: options.reasoning,
+          reasons: isReasoningModel(options.model),
+          promptCacheKey: options.promptCacheKey,
           parallelToolCalls: options.parallelToolCalls,
           includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
         })
@@ -112,6 +126,7 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
           temperature: options.temperature,
           reasoningEffort: options.reasoning?.effort,
           parallelToolCalls: options.parallelToolCalls,
+          promptCacheKey: options.promptCacheKey,
           capabilities: OPENAI_CHAT,
           content: { provider: "openai", images: true, files: true },
         });

@@ -132,6 +132,10 @@ export function createChatStreamDecoder(ctx: DecodeContext, onDelta?: (delta: De
           text += content;
           onDelta?.({ type: "text-delta", text: content });
         }
+        // Compatible servers that reason (vLLM, DeepSeek, llama.cpp, Ollama) stream the thinking
+        // beside the answer under one of these names; OpenAI's Chat Completions shows none.
+        const thinking = str(delta.reasoning_content) || str(delta.reasoning);
+        if (thinking) onDelta?.({ type: "reasoning-delta", text: thinking });
         const refusalPart = str(delta.refusal);
         if (refusalPart) refusal += refusalPart;
         if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls) if (isRecord(tc)) toolDelta(tc);

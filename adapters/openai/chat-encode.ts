@@ -26,6 +26,8 @@ export interface ChatSettings {
   temperature?: number;
   reasoningEffort?: string;
   parallelToolCalls?: boolean;
+  /** Sent as prompt_cache_key (OpenAI only). */
+  promptCacheKey?: string;
   capabilities: ChatCapabilities;
   /** Which media the server takes. Default: none (text only). */
   content?: ContentSupport;
@@ -78,6 +80,7 @@ export function encodeChatRequest(
   if (settings.maxOutputTokens !== undefined) body[caps.maxTokensField] = settings.maxOutputTokens;
   if (settings.temperature !== undefined) body.temperature = settings.temperature;
   if (settings.reasoningEffort !== undefined) body.reasoning_effort = settings.reasoningEffort;
+  if (settings.promptCacheKey !== undefined) body.prompt_cache_key = settings.promptCacheKey;
   if (stream) {
     body.stream = true;
     if (caps.streamOptions) body.stream_options = { include_usage: true };

@@ -126,6 +126,7 @@ export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delt
   let result: ModelResponse | undefined;
   let textItem: StreamItem | undefined; // the message item text deltas last went to
   let emittedText = false;
+  let reasoningAt: string | undefined; // the item and summary part reasoning deltas last went to
 
   const find = (ev: Item): StreamItem | undefined => {
     const id = str(ev.item_id);
@@ -205,6 +206,16 @@ export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delt
         case "response.refusal.delta":
           text(find(ev), str(ev.delta) ?? "");
           break;
+        case "response.reasoning_summary_text.delta": {
+          const delta = str(ev.delta) ?? "";
+          if (!delta) break;
+          // Summary parts (and reasoning items) are separate paragraphs, as they read in the output.
+          const at = `${str(ev.item_id) ?? num(ev.output_index) ?? ""}/${num(ev.summary_index) ?? 0}`;
+          if (reasoningAt !== undefined && at !== reasoningAt) onDelta?.({ type: "reasoning-delta", text: MESSAGE_SEPARATOR });
+          reasoningAt = at;
+          onDelta?.({ type: "reasoning-delta", text: delta });
+          break;
+        }
         case "response.function_call_arguments.delta": {
           const s = find(ev);
           const delta = str(ev.delta) ?? "";

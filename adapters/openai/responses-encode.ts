@@ -17,6 +17,9 @@ export interface ResponsesSettings {
   maxOutputTokens?: number;
   temperature?: number;
   reasoning?: { effort?: string; summary?: string };
+  /** The model reasons: ask for a summary on streamed requests unless one was set or turned off. */
+  reasons?: boolean;
+  promptCacheKey?: string;
   parallelToolCalls?: boolean;
   /** Ask for reasoning.encrypted_content so reasoning survives a stateless (store: false) replay. */
   includeEncryptedReasoning: boolean;
@@ -53,13 +56,29 @@ export function encodeResponsesRequest(
   if (format) {
     body.text = { format: { type: "json_schema", name: format.name, schema: format.schema, strict: format.strict ?? false } };
   }
-  if (settings.reasoning) body.reasoning = { ...settings.reasoning };
+  const reasoning = reasoningParam(settings, stream);
+  if (reasoning) body.reasoning = reasoning;
+  if (settings.promptCacheKey !== undefined) body.prompt_cache_key = settings.promptCacheKey;
   if (settings.includeEncryptedReasoning && !settings.store) body.include = ["reasoning.encrypted_content"];
   if (settings.maxOutputTokens !== undefined) body.max_output_tokens = settings.maxOutputTokens;
   if (settings.temperature !== undefined) body.temperature = settings.temperature;
   body.store = settings.store;
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * The reasoning parameter: what the caller set, plus `summary: "auto"` on streamed requests to
+ * a model that reasons (the summary is what `reasoning-delta` shows; a whole response has
+ * nowhere to put it, so non-streamed requests do not pay for it). "off" is never sent.
+ */
+function reasoningParam(settings: ResponsesSettings, stream: boolean): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  const given = settings.reasoning ?? {};
+  if (given.effort !== undefined) out.effort = given.effort;
+  if (given.summary !== undefined && given.summary !== "off") out.summary = given.summary;
+  else if (given.summary === undefined && stream && settings.reasons && given.effort !== "none") out.summary = "auto";
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export function encodeInput(history: readonly Message[], settings: ResponsesSettings): ResponsesItem[] {
