@@ -46,13 +46,21 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
     }),
     async compact(history, cfg, opts) {
       let size = JSON.stringify(history).length;
-      const estimate = sentSize ? (lastInput * size) / sentSize : 0;
+      const rate = sentSize ? lastInput / sentSize : 0; // tokens per character of history
       let usage = emptyUsage();
       // The kept part starts at an assistant message, so a call and its results stay together
-      // and the summary (a user turn) is followed by the model's turn.
+      // and the summary (a user turn) is followed by the model's turn; the older part is cut
+      // short enough that the summary request itself stays under the limit.
+      const lengths = history.map((m) => JSON.stringify(m).length + 1);
       let cut = history.length - keep;
-      while (cut > 0 && history[cut]?.role !== "assistant") cut--;
-      if (Math.max(estimate, lastInput) > max && cut > 1) {
+      let older = lengths.slice(0, Math.max(cut, 0)).reduce((a, b) => a + b, 0);
+      let first = 0; // the newest possible cut, used when no cut gets the summary request under the limit
+      while (cut > 0 && (history[cut]?.role !== "assistant" || rate * (older + ASK.length) > max)) {
+        if (!first && history[cut]?.role === "assistant") first = cut;
+        older -= lengths[--cut]!;
+      }
+      if (cut < 2) cut = first;
+      if (Math.max(rate * size, lastInput) > max && cut > 1) {
         const r = await inner.generate({
           // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
           // cached prefix is reused), tools off.

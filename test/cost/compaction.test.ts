@@ -1,0 +1,162 @@
+// compaction: a 200-step run stays under maxInputTokens with a valid history in every request
+// (each call answered by the very next message, never split), on the scripted provider and over
+// real HTTP against the Claude mock, which refuses a broken history the way the API does.
+import { afterEach, describe, expect, it } from "vitest";
+import * as v from "valibot";
+import { claude } from "../../adapters/claude.js";
+import { createClient, tool, type Message, type StreamEvent } from "../../src/index.js";
+import { isToolloopError } from "../../src/errors.js";
+import { SUMMARY_HEADER } from "../../src/compaction.js";
+import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
+import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+
+const mocks: ClaudeMock[] = [];
+afterEach(async () => {
+  await Promise.all(mocks.splice(0).map((m) => m.close()));
+});
+
+const reading = tool({
+  name: "read_sensor",
+  description: "Reads a sensor.",
+  input: v.object({ n: v.number() }),
+  // A bulky result, so the history grows by ~120 tokens a step.
+  run: async ({ n }) => ({ n, values: Array.from({ length: 40 }, (_, i) => (n * 31 + i) % 97) }),
+});
+
+/** The same count the mocks use: a token per 4 characters of the messages. */
+const tokensOf = (messages: readonly unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
+
+/** Every assistant message with calls is followed by exactly their results, and every tool message follows one. */
+function checkInvariant(messages: readonly Message[]): void {
+  messages.forEach((m, i) => {
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      const next = messages[i + 1];
+      expect(next?.role, `message ${i + 1} after a tool call`).toBe("tool");
+      if (next?.role === "tool") expect(next.results.map((r) => r.callId)).toEqual(m.toolCalls.map((c) => c.id));
+    }
+    if (m.role === "tool") {
+      const prev = messages[i - 1];
+      expect(prev?.role === "assistant" && prev.toolCalls?.length, `tool message ${i} follows its calls`).toBeTruthy();
+    }
+  });
+  expect(messages[0]?.role).toBe("user");
+}
+
+const isSummaryRequest = (r: { toolChoice?: unknown; messages: readonly Message[] }) => r.toolChoice === "none" && r.messages.at(-1)?.role === "user" && String(r.messages.at(-1)?.content).startsWith("Summarise");
+
+describe("compaction on the scripted provider", () => {
+  for (const keepRecent of [0, 1, 3, 4]) {
+    it(`a 200-step run stays under maxInputTokens with a valid history in every request (keepRecent ${keepRecent})`, async () => {
+      const LIMIT = 3000;
+      let steps = 0;
+      const provider = scriptedProvider(
+        [
+          (req: RecordedRequest) => {
+            const usage = { inputTokens: tokensOf(req.messages), outputTokens: 20 };
+            if (isSummaryRequest(req)) return { text: `Sensors read so far: ${steps}. Keep reading.`, usage };
+            steps++;
+            return steps < 200 ? { text: "", toolCalls: [{ name: "read_sensor", arguments: { n: steps } }], usage } : { text: "All 199 readings done.", usage };
+          },
+        ],
+        { onExhausted: "repeat-last" },
+      );
+      const client = createClient({ provider, tools: [reading], maxSteps: 200, compaction: { maxInputTokens: LIMIT, keepRecent } });
+      const events: StreamEvent[] = [];
+      for await (const e of client.stream("Read sensors 1 to 199, one per step.")) events.push(e);
+      expect(events.at(-1)).toMatchObject({ type: "finish", text: "All 199 readings done.", steps: 200 });
+      const compactions = events.filter((e) => e.type === "compaction");
+      expect(compactions.length).toBeGreaterThanOrEqual(3);
+      for (const c of compactions) {
+        expect(c.removed).toBeGreaterThan(1);
+        expect(c.summaryTokens).toBe(20);
+      }
+      for (const [i, r] of provider.requests.entries()) {
+        expect(tokensOf(r.messages), `request ${i + 1}`).toBeLessThanOrEqual(LIMIT);
+        checkInvariant(r.messages);
+        // The summary call sends the run's tools (with tool use off), as Claude needs for tool_use blocks.
+        if (isSummaryRequest(r)) expect(r.tools.map((t) => t.name)).toEqual(["read_sensor"]);
+      }
+      const summaries = provider.requests.filter(isSummaryRequest).length;
+      expect(summaries).toBe(compactions.length);
+      expect(provider.requests.length).toBe(200 + summaries);
+      checkInvariant(client.history);
+      expect(String(client.history[0]!.content)).toContain(SUMMARY_HEADER);
+      // The summary calls are billed too: the run's total counts them, the steps do not.
+      const stepInput = events.reduce((s, e) => s + (e.type === "step-finish" ? e.usage.inputTokens : 0), 0);
+      const fin = events.at(-1)!;
+      if (fin.type === "finish") expect(fin.usage.inputTokens).toBeGreaterThan(stepInput);
+    });
+  }
+
+  it("nothing is compacted while the input stays under the limit", async () => {
+    const provider = scriptedProvider([{ toolCalls: [{ name: "read_sensor", arguments: { n: 1 } }] }, "done"]);
+    const client = createClient({ provider, tools: [reading], compaction: { maxInputTokens: 1_000_000 } });
+    const events: StreamEvent[] = [];
+    for await (const e of client.stream("go")) events.push(e);
+    expect(events.some((e) => e.type === "compaction")).toBe(false);
+    expect(provider.requests.length).toBe(2);
+  });
+
+  it("a later chat() compacts before its first request when the last one was over the limit", async () => {
+    const provider = scriptedProvider(
+      [
+        (req: RecordedRequest) => ({ text: isSummaryRequest(req) ? "summary" : "ok", usage: { inputTokens: req.messages.length > 4 && !isSummaryRequest(req) ? 5000 : 100, outputTokens: 3 } }),
+      ],
+      { onExhausted: "repeat-last" },
+    );
+    const client = createClient({ provider, compaction: { maxInputTokens: 1000, keepRecent: 1 } });
+    for (const q of ["one", "two", "three"]) await client.chat(q);
+    expect(provider.requests.some(isSummaryRequest)).toBe(false);
+    await client.chat("four"); // the request before it reported 5000 input tokens
+    await client.chat("five");
+    expect(provider.requests.filter(isSummaryRequest).length).toBe(1);
+    expect(client.history[0]).toEqual({ role: "user", content: `${SUMMARY_HEADER}summary` });
+  });
+
+  it("refuses a bad limit with invalid_options", () => {
+    const provider = scriptedProvider([]);
+    for (const compaction of [{ maxInputTokens: 0 }, { maxInputTokens: -5 }, { maxInputTokens: 100, keepRecent: -1 }, { maxInputTokens: 100, keepRecent: 1.5 }, {} as never]) {
+      let err: unknown;
+      try {
+        createClient({ provider, compaction });
+      } catch (e) {
+        err = e;
+      }
+      expect(isToolloopError(err, "invalid_options"), JSON.stringify(compaction)).toBe(true);
+    }
+  });
+});
+
+describe("compaction over real HTTP (Claude mock)", () => {
+  it("60 steps stay under the limit; every request passes the mock's tool_use/tool_result checks", async () => {
+    const LIMIT = 2500;
+    let steps = 0;
+    const mock = await startClaudeMock({
+      script: (body) => {
+        const b = body as { tool_choice?: { type: string } };
+        if (b.tool_choice?.type === "none") return { text: `Read ${steps} sensors so far.` };
+        steps++;
+        return steps < 60 ? { toolCalls: [{ name: "read_sensor", input: { n: steps } }] } : { text: "Done." };
+      },
+    });
+    mocks.push(mock);
+    const client = createClient({
+      provider: claude({ apiKey: "sk-ant-test-0123456789", model: "claude-sonnet-4-5", baseURL: mock.url }),
+      tools: [reading],
+      maxSteps: 60,
+      compaction: { maxInputTokens: LIMIT },
+    });
+    const events: StreamEvent[] = [];
+    for await (const e of client.stream("Read sensors 1 to 59.")) events.push(e);
+    expect(events.at(-1)).toMatchObject({ type: "finish", text: "Done." });
+    const compactions = events.filter((e) => e.type === "compaction").length;
+    expect(compactions).toBeGreaterThanOrEqual(2);
+    // The mock answered every request (a split pair would have been a 400), each under the limit.
+    expect(mock.requests.length).toBe(60 + compactions);
+    for (const r of mock.requests) {
+      expect(tokensOf(r.body.messages)).toBeLessThanOrEqual(LIMIT);
+      expect(r.body.tools?.length).toBe(1);
+    }
+    checkInvariant(client.history);
+  });
+});
