@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { check, env, root, run, tmp } from "./run.mjs";
+import { checkPacked } from "../test/bundle/packed.mjs";
 
 /** vitest in Node, counted from its JSON report. */
 async function vitest(name, args = [], extraEnv = {}) {
@@ -85,6 +86,8 @@ export const suites = [
   // The tests are code too: a wrong type there hides a wrong assertion.
   { name: "typecheck tests", run: () => check("npx", ["tsc", "-p", "tsconfig.test.json"]) },
   { name: "build", run: () => check("npx", ["tsup"]) },
+  // The examples type-check in their own runtime, against the built package (deno check resolves "toolloop" to dist/).
+  { name: "typecheck examples", run: () => check("node_modules/.bin/deno", ["check", "examples/deno/main.ts"]) },
   { name: "node (vitest)", run: () => vitest("node") },
   {
     name: "package",
@@ -94,7 +97,9 @@ export const suites = [
       const file = join(tmp, JSON.parse(packed.output.slice(packed.output.indexOf("[")))[0].filename);
       const a = await check("npx", ["publint", "--strict", file]);
       const b = await check("npx", ["attw", file, "--profile", "node16", "--format", "table-flipped"]);
-      return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: 0 };
+      // The packaging promises (no install script, LICENSE, maps, self-contained types, examples on file:../..), then a real install.
+      const c = await checkPacked(file, { tmp, env });
+      return sum(a, b, c);
     },
   },
   // The runtime matrix: its harness typechecked, then the same scenario in seven runtimes (Node ones run the built dist/,

@@ -139,3 +139,28 @@ describe("Cloudflare Worker example in workerd", () => {
     expect((await fetch(new URL("/elsewhere", worker.url))).status).toBe(404);
   });
 });
+
+describe("Cloudflare Worker example without a key", () => {
+  it("runs offline: a scripted run that calls the real current_time tool and says it is offline", async () => {
+    const config = wranglerConfig();
+    const script = await bundle(`examples/cloudflare-worker/${config.main}`, { platform: "neutral", external: ["cloudflare:workers"] });
+    const offline = await startWorker(script, {
+      compatibilityDate: config.compatibilityDate,
+      compatibilityFlags: config.compatibilityFlags,
+      durableObjects: { [config.binding!]: config.className! },
+      bindings: {},
+    });
+    try {
+      const res = await fetch(new URL("/chat/offline", offline.url), { method: "POST", body: JSON.stringify({ message: "What time is it?" }) });
+      const events = parseSSE(await res.text());
+      const done = events.at(-1)!;
+      expect(done.event, JSON.stringify(events)).toBe("finish");
+      expect(events.find((e) => e.event === "tool-call")!.data).toMatchObject({ name: "current_time", input: { timeZone: "UTC" } });
+      expect(events.find((e) => e.event === "tool-result")!.data.output).toMatch(/\b20\d\d\b.*UTC/);
+      expect(events.filter((e) => e.event === "text-delta").map((e) => e.data.text).join("")).toMatch(/^Offline mode/);
+      expect(done.data.text).toMatch(/^It is .*20\d\d.*\(UTC\)\. Set ANTHROPIC_API_KEY or OPENAI_API_KEY/);
+    } finally {
+      await offline.dispose();
+    }
+  }, 60_000);
+});

@@ -7,13 +7,15 @@
 //   DELETE /chat/:conversationId                    → forget the conversation
 //
 // The provider comes from the environment: ANTHROPIC_API_KEY → Claude, else OPENAI_API_KEY →
-// OpenAI; MODEL overrides the model and PROVIDER_BASE_URL points at a proxy (or a mock).
+// OpenAI, else offline (a scripted stand-in that uses the tool, so it runs before any secret is
+// set); MODEL overrides the model and PROVIDER_BASE_URL points at a proxy (or a mock).
 // No nodejs_compat: toolloop needs only fetch and Web Streams.
 import { DurableObject } from "cloudflare:workers";
 import * as v from "valibot";
 import { createClient, tool, type Client, type Message, type Provider } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
+import { scriptedProvider } from "toolloop/testing";
 
 export interface Env {
   CONVERSATIONS: DurableObjectNamespace<Conversation>;
@@ -27,7 +29,22 @@ function providerFrom(env: Env): Provider {
   const baseURL = env.PROVIDER_BASE_URL || undefined;
   if (env.ANTHROPIC_API_KEY) return claude({ apiKey: env.ANTHROPIC_API_KEY, model: env.MODEL || "claude-sonnet-4-5", baseURL });
   if (env.OPENAI_API_KEY) return openai({ apiKey: env.OPENAI_API_KEY, model: env.MODEL || "gpt-5-mini", baseURL });
-  throw new Error("set ANTHROPIC_API_KEY or OPENAI_API_KEY (wrangler secret put ANTHROPIC_API_KEY)");
+  return offline();
+}
+
+/**
+ * Without a key the worker runs offline: a fixed script (toolloop/testing) that asks for the
+ * time in UTC, then answers from the tool's result, so `wrangler dev` works before any secret.
+ */
+function offline(): Provider {
+  return scriptedProvider([
+    { text: "Offline mode (no ANTHROPIC_API_KEY or OPENAI_API_KEY set). Checking the clock.", toolCalls: [{ name: "current_time", arguments: { timeZone: "UTC" } }] },
+    (request) => {
+      const last = request.messages.at(-1);
+      const time = last?.role === "tool" ? last.results[0]?.output : undefined;
+      return `It is ${time ?? "an unknown time"} (UTC). Set ANTHROPIC_API_KEY or OPENAI_API_KEY to talk to a real model.`;
+    },
+  ]);
 }
 
 const currentTime = tool({
