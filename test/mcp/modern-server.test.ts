@@ -2,43 +2,16 @@
 // envelope, the standard headers, server/discover, cacheable lists, resultType, and the
 // multi-round-trip answer to a tool that calls ctx.requestInput.
 import { describe, expect, it } from "vitest";
-import * as v from "valibot";
 import { mcpHandler } from "../../adapters/mcp.js";
 import { encodeHeaderValue } from "../../adapters/mcp/envelope.js";
-import { jsonTool, tool, type Tool } from "../../src/index.js";
-import { toolOutput } from "../../src/tool.js";
+import { jsonTool } from "../../src/index.js";
+import { booking, picture } from "./fixtures/input-tools.js";
+import { PNG } from "./fixtures/v2-server.js";
 import { allTools, getWeather } from "./fixtures/tools.js";
 import { rpcRequest } from "./helpers.js";
 
 const V = "2026-07-28";
 const elicitingClient = { elicitation: { form: {} } };
-
-/** Asks twice (a city, then a confirmation), then answers with both. */
-const booking = tool({
-  name: "Book_Trip",
-  description: "Books a trip after asking where to and whether to confirm.",
-  input: v.object({ nights: v.number() }),
-  run: async ({ nights }, ctx) => {
-    const city = await ctx.requestInput!({ message: "Which city?", schema: v.string() });
-    const ok = (await ctx.requestInput!({
-      message: `Book ${nights} nights in ${String(city)}?`,
-      schema: { type: "object", properties: { confirm: { type: "boolean" } }, required: ["confirm"] },
-    })) as { confirm: boolean };
-    return ok.confirm ? `booked ${nights} nights in ${String(city)}` : "not booked";
-  },
-});
-
-const picture: Tool = {
-  name: "picture",
-  description: "Returns a 1x1 PNG and a PDF.",
-  parameters: { type: "object", properties: {} },
-  call: async () =>
-    toolOutput([
-      { type: "text", text: "here" },
-      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
-      { type: "file", mediaType: "application/pdf", data: "JVBERi0=", filename: "r.pdf" },
-    ]),
-};
 
 const handler = mcpHandler({ name: "modern-server", version: "2.0.0", tools: [...allTools, booking, picture], instructions: "Use the tools.", cache: { ttlMs: 60_000 } });
 
@@ -98,7 +71,7 @@ describe("2026-07-28: discovery and lists", () => {
     const { json } = await modern("tools/call", { name: "picture", arguments: {} });
     expect(json.result.content).toEqual([
       { type: "text", text: "here" },
-      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "image", data: PNG, mimeType: "image/png" },
       { type: "resource", resource: { uri: "toolloop://output/r.pdf", mimeType: "application/pdf", blob: "JVBERi0=" } },
     ]);
   });
