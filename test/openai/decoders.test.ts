@@ -131,6 +131,32 @@ describe("responses stream decoder", () => {
     expect((res.providerData!.value as { type: string }[]).map((i) => i.type)).toEqual(["message", "function_call", "message"]);
   });
 
+  it("reasoning summary deltas are reasoning-delta events, one blank line between summary parts and items", () => {
+    const sum = (item_id: string, output_index: number, summary_index: number, delta: string) => ({ type: "response.reasoning_summary_text.delta", item_id, output_index, summary_index, delta });
+    const { deltas } = responses([
+      { type: "response.output_item.added", output_index: 0, item: { id: "rs1", type: "reasoning", summary: [] } },
+      sum("rs1", 0, 0, "**Plan**"),
+      sum("rs1", 0, 0, " first."),
+      sum("rs1", 0, 1, "Then check."),
+      { type: "response.output_item.added", output_index: 1, item: { id: "rs2", type: "reasoning", summary: [] } },
+      sum("rs2", 1, 0, "Done."),
+      ...msg("m1", 2, "Answer."),
+      { type: "response.completed", response: { status: "completed" } },
+    ]);
+    const reasoning = deltas.filter((d) => d.type === "reasoning-delta").map((d) => (d as { text: string }).text);
+    expect(reasoning.join("")).toBe("**Plan** first.\n\nThen check.\n\nDone.");
+    // reasoning never leaks into the text
+    expect(deltas.filter((d) => d.type === "text-delta").map((d) => (d as { text: string }).text).join("")).toBe("Answer.");
+  });
+
+  it("counts web searches, not the page actions that follow them", () => {
+    const ws = (id: string, type?: string) => ({ id, type: "web_search_call", status: "completed", ...(type ? { action: { type } } : {}) });
+    const { res } = responses([
+      { type: "response.completed", response: { status: "completed", output: [ws("w1", "search"), ws("w2", "open_page"), ws("w3", "find_in_page"), ws("w4"), ws("w5", "search")], usage: { input_tokens: 1, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 } } } },
+    ]);
+    expect(res.usage).toEqual({ inputTokens: 1, outputTokens: 1, reasoningTokens: 0, webSearches: 3 });
+  });
+
   it("reads both shapes of the error event", () => {
     expect(() => responses([{ type: "error", code: "rate_limit_exceeded", message: "Slow down", param: null }])).toThrow(
       expect.objectContaining({ code: "provider_error", type: "rate_limit_exceeded", requestId: "req_unit" }),

@@ -60,7 +60,8 @@ const responsesScript = [
 async function conversation(provider: ReturnType<typeof openai>, mock: OpenAIMock): Promise<unknown[]> {
   const from = mock.requests.length;
   const client = createClient({ provider, systemPrompt: "Be brief.", tools: [getWeather, search, webSearch()], parallelTools: true });
-  await client.chat("Weather in Paris?");
+  // content parts and a forced tool choice ride along, so their shapes are checked too
+  await client.chat([{ type: "text", text: "Weather in Paris?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }], { toolChoice: "required" });
   for await (const _ of client.stream("And the docs?")) void _;
   await client.ask("As JSON.", v.object({ city: v.string(), temp: v.number() }));
   const last = createClient({ provider, tools: [getWeather], maxSteps: 1, finalAnswerOnMaxSteps: true, history: client.history });
@@ -114,6 +115,8 @@ describe("request bodies against the OpenAPI document", () => {
     expect(bodies.some((b) => (b as { text?: unknown }).text !== undefined)).toBe(true);
     expect(bodies.some((b) => (b as { stream?: boolean }).stream === true)).toBe(true);
     expect(bodies.some((b) => (b as { tool_choice?: string }).tool_choice === "none")).toBe(true);
+    expect(bodies.some((b) => (b as { tool_choice?: string }).tool_choice === "required")).toBe(true);
+    expect(JSON.stringify(bodies[0])).toContain('"type":"input_image"');
   });
 
   it("Chat Completions: every body of a full conversation is a valid CreateChatCompletionRequest", async () => {
@@ -125,6 +128,8 @@ describe("request bodies against the OpenAPI document", () => {
     expect(bodies.some((b) => (b as { response_format?: unknown }).response_format !== undefined)).toBe(true);
     expect(bodies.some((b) => (b as { stream_options?: unknown }).stream_options !== undefined)).toBe(true);
     expect(bodies.some((b) => (b as { web_search_options?: unknown }).web_search_options !== undefined)).toBe(true);
+    expect(bodies.some((b) => (b as { tool_choice?: string }).tool_choice === "required")).toBe(true);
+    expect(JSON.stringify(bodies[0])).toContain('"type":"image_url"');
   });
 
   it("replaying real recorded output items (reasoning, web search, phases, citations) makes valid input", () => {
