@@ -62,6 +62,15 @@ export interface GeminiMockOptions {
   script?: MockTurn[] | ((body: unknown, index: number) => MockTurn);
   /** false: answer without `responseId`, as some API versions and proxies do. */
   responseIds?: boolean;
+  /**
+   * Implicit caching as the API does it (on by default for Gemini 2.5 and later): a request
+   * whose contents start with an earlier request's (same model, same system instruction and
+   * tools) reports that shared prefix as usageMetadata.cachedContentTokenCount — a part of
+   * promptTokenCount — once it reaches `minTokens` (the API's minimum is 1,024 tokens for
+   * Flash). Tokens are counted as 4 characters of the contents' JSON. Default 1024; 0 turns
+   * caching off.
+   */
+  implicitCacheMinTokens?: number;
 }
 
 export interface GeminiMock {
@@ -93,6 +102,7 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const queue: RawResponse[] = [];
   const issued: Issued[] = [];
+  const cacheable: { key: string; contents: string }[] = [];
   const sockets = new Set<Socket>();
   let turns = 0;
   let responses = 0;
@@ -140,7 +150,8 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
       validateRequest(body as Obj, issued, model);
       const turn = nextTurn(body);
       ++responses;
-      const chunks = render(turn, body as Obj, model, options.responseIds === false ? undefined : `mock-resp-${responses}`, issued);
+      const cached = implicitCache(body as Obj, model);
+      const chunks = render(turn, body as Obj, model, options.responseIds === false ? undefined : `mock-resp-${responses}`, issued, cached);
       if (m[2] === "generateContent") {
         send(res, 200, merge(chunks), options.cors);
         return;
@@ -158,6 +169,24 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
       if (!(err instanceof ApiError)) throw err;
       send(res, err.status, err.body, options.cors);
     }
+  }
+
+  /** Tokens of this request served from the implicit cache (see implicitCacheMinTokens). */
+  function implicitCache(body: Obj, model: string): number {
+    const min = options.implicitCacheMinTokens ?? 1024;
+    const key = JSON.stringify([model, body.systemInstruction ?? null, body.tools ?? null]);
+    const contents = JSON.stringify(body.contents ?? []);
+    let shared = 0;
+    for (const c of cacheable) {
+      if (c.key !== key) continue;
+      let n = 0;
+      const max = Math.min(c.contents.length, contents.length);
+      while (n < max && c.contents.charCodeAt(n) === contents.charCodeAt(n)) n++;
+      shared = Math.max(shared, n);
+    }
+    cacheable.push({ key, contents });
+    const tokens = Math.floor(shared / 4);
+    return min > 0 && tokens >= min ? tokens : 0;
   }
 
   function nextTurn(body: unknown): MockTurn {
@@ -216,7 +245,7 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
 // ---------------------------------------------------------------------------------------
 // responses
 
-function render(turn: MockTurn, body: Obj, model: string, responseId: string | undefined, issued: Issued[]): Obj[] {
+function render(turn: MockTurn, body: Obj, model: string, responseId: string | undefined, issued: Issued[], cachedTokens = 0): Obj[] {
   const promptTokens = Math.max(1, Math.ceil(JSON.stringify(body.contents ?? []).length / 4));
   const grounded = Array.isArray(body.tools) && body.tools.some((t) => isObj(t) && "googleSearch" in t);
   const base = (usage: Obj): Obj => ({ usageMetadata: usage, modelVersion: model, responseId });
@@ -253,6 +282,10 @@ function render(turn: MockTurn, body: Obj, model: string, responseId: string | u
   };
   if (toolUse) usage.toolUsePromptTokenCount = toolUse;
   if (thoughts) usage.thoughtsTokenCount = thoughts;
+  if (cachedTokens > 0) {
+    usage.cachedContentTokenCount = Math.min(cachedTokens, promptTokens);
+    usage.cacheTokensDetails = [{ modality: "TEXT", tokenCount: usage.cachedContentTokenCount }];
+  }
   const grounding = grounded ? groundingFor(body, text) : undefined;
 
   // stream chunks: the text in up to three pieces, the calls whole, then the finish
