@@ -244,6 +244,18 @@ for (const runtime of selected) {
         expect(s.ask).toEqual({ value: { city: "Paris", celsius: 21 } });
       });
 
+      it(`${label}: approve (suspend, save as JSON, resume signed in a new client; a tampered copy is refused)`, async () => {
+        const s = await summaryOf(runtime, label);
+        expect(s.approve).toEqual({
+          status: "suspended",
+          pending: [{ name: "pay", kind: "approval", input: { amount: 40 } }],
+          ranBeforeDecision: false,
+          tampered: "invalid_decision",
+          text: ANSWERS.approve,
+          paid: [40],
+        });
+      });
+
       it(`${label}: abort-then-chat (abort during a slow tool, then a valid history)`, async () => {
         const s = await summaryOf(runtime, label);
         expect(s.abortThenChat).toEqual({
@@ -264,8 +276,8 @@ for (const runtime of selected) {
       it(`${label}: wire (what the mock server received)`, async () => {
         const { requests } = await runOf(runtime);
         const bodies = requests[label]!.map((r) => r.body as { stream?: boolean });
-        // parallel 2 + stream 2 + ask 1 + abort 1 + after-abort 1; the key-guard runs never reach it.
-        expect(bodies.length).toBe(7);
+        // parallel 2 + stream 2 + ask 1 + approve 2 + abort 1 + after-abort 1; the key-guard runs never reach it.
+        expect(bodies.length).toBe(9);
         expect(bodies.filter((b) => b.stream === true).length).toBe(2);
         // The request after the abort answers the cancelled call (the mock rejects unpaired calls too).
         expect(JSON.stringify(bodies.at(-1))).toContain('{\\"error\\":\\"cancelled\\"}');

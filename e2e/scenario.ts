@@ -21,6 +21,14 @@ export interface ScenarioSummary {
   parallel: Outcome<{ maxConcurrency: number; outputs: string[]; text: string; steps: number; toolCalls: number }>;
   stream: Outcome<{ types: string[]; last: string; text: string; deltasMatchText: boolean; toolArgs: { fromDeltas: unknown; input: unknown }; steps: number }>;
   ask: Outcome<{ value: unknown }>;
+  approve: Outcome<{
+    status: string;
+    pending: { name: string; kind: string; input: unknown }[];
+    ranBeforeDecision: boolean;
+    tampered: string;
+    text: string;
+    paid: number[];
+  }>;
   abortThenChat: Outcome<{
     error: string;
     cancelledOutput: string | undefined;
@@ -133,7 +141,42 @@ export async function runScenario({ label, provider }: ScenarioInput): Promise<S
     return { value };
   });
 
-  // 4. Abort while a tool runs, then chat again on the same client: the history must stay valid.
+  // 4. Suspend for an approval, save the history as JSON, resume it in a new client with a
+  //    signed decision (Web Crypto HMAC); a tampered copy is refused.
+  const approve = await phase(async () => {
+    const paid: number[] = [];
+    const pay = tool({
+      name: "pay",
+      description: "Pays an amount.",
+      input: v.object({ amount: v.number() }),
+      needsApproval: true,
+      run: ({ amount }) => (paid.push(amount), `paid ${amount}`),
+    });
+    const opts = { provider, tools: [pay], maxRetries: 0, secret: "e2e-secret" };
+    const first = createClient(opts);
+    const r = await first.run(prompt("approve", "Pay 40."));
+    const ranBeforeDecision = paid.length > 0;
+    const saved = JSON.stringify(first.history);
+    const forged = JSON.parse(saved.replace('{\\"amount\\":40}', '{\\"amount\\":4000}')) as Message[];
+    let tampered = "accepted";
+    try {
+      await createClient({ ...opts, history: forged }).resume(r.pending.map((p) => ({ callId: p.callId, approved: true as const })));
+    } catch (err) {
+      tampered = (err as { code?: string }).code ?? String(err);
+    }
+    const second = createClient({ ...opts, history: JSON.parse(saved) as Message[] });
+    const done = await second.resume(second.pending.map((p) => ({ callId: p.callId, approved: true as const })));
+    return {
+      status: r.status,
+      pending: r.pending.map((p) => ({ name: p.name, kind: p.kind, input: p.input })),
+      ranBeforeDecision,
+      tampered,
+      text: done.text,
+      paid,
+    };
+  });
+
+  // 5. Abort while a tool runs, then chat again on the same client: the history must stay valid.
   const abortThenChat = await phase(async () => {
     const controller = new AbortController();
     const { client } = newClient(() => controller.abort());
@@ -158,5 +201,5 @@ export async function runScenario({ label, provider }: ScenarioInput): Promise<S
     };
   });
 
-  return { label, parallel, stream, ask, abortThenChat };
+  return { label, parallel, stream, ask, approve, abortThenChat };
 }

@@ -9,7 +9,7 @@ export interface Turn {
   toolCalls?: { name: string; input: Record<string, unknown> }[];
 }
 
-export type Phase = "parallel" | "stream" | "ask" | "abort" | "after-abort";
+export type Phase = "parallel" | "stream" | "ask" | "abort" | "after-abort" | "approve";
 
 export const prompt = (phase: Phase, text: string): string => `[${phase}] ${text}`;
 
@@ -18,6 +18,7 @@ export const ANSWERS = {
   stream: "streamed answer: the sum is 2",
   ask: '{"city":"Paris","celsius":21}',
   afterAbort: "recovered after the abort",
+  approve: "paid after approval",
 } as const;
 
 /**
@@ -27,7 +28,7 @@ export const ANSWERS = {
  * for Chat Completions and the neutral model).
  */
 export function turnFor(conversation: string): Turn {
-  const markers = [...conversation.matchAll(/\[(parallel|stream|ask|abort|after-abort)\]/g)];
+  const markers = [...conversation.matchAll(/\[(parallel|stream|ask|abort|after-abort|approve)\]/g)];
   const phase = markers.at(-1)?.[1] as Phase | undefined;
   const answered = /"type":\s*"tool_result"|"role":\s*"tool"/.test(conversation);
   switch (phase) {
@@ -50,6 +51,9 @@ export function turnFor(conversation: string): Turn {
       return { toolCalls: [{ name: "shout", input: { text: "never", hold: true } }] };
     case "after-abort":
       return { text: ANSWERS.afterAbort };
+    case "approve":
+      // `pay` needs approval: the run suspends, and the answer comes after the resume.
+      return answered ? { text: ANSWERS.approve } : { toolCalls: [{ name: "pay", input: { amount: 40 } }] };
     default:
       return { text: "no phase marker found" };
   }
