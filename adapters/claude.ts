@@ -24,22 +24,22 @@ const MAX_PAUSE_CONTINUATIONS = 5;
 
 export interface ClaudeOptions extends ProviderOptions {
   /** max_tokens of every request. Default 4096. */
-  maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stopSequences?: string[];
+  maxTokens?: number | undefined;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  topK?: number | undefined;
+  stopSequences?: string[] | undefined;
   /** Extended thinking; budgetTokens (≥ 1024) must be below maxTokens. */
-  thinking?: { budgetTokens: number };
+  thinking?: { budgetTokens: number } | undefined;
   /** The anthropic-version header. Default "2023-06-01". */
-  anthropicVersion?: string;
+  anthropicVersion?: string | undefined;
   /**
    * How ask() gets JSON: "native" (default) uses output_config.format, Claude's
    * constrained decoding (Claude 4.5 models and later); "tool" steers the model to call
    * an extra tool whose input schema is the answer schema, for older models and
    * Anthropic-compatible servers without structured outputs.
    */
-  structuredOutput?: StructuredOutputMode;
+  structuredOutput?: StructuredOutputMode | undefined;
 }
 
 export interface ClaudeProvider extends Provider {

@@ -20,10 +20,10 @@ export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "
 
 export interface OpenAIOptions extends ProviderOptions {
   /** "responses" (default): POST /responses. "chat": POST /chat/completions. */
-  api?: "responses" | "chat";
+  api?: "responses" | "chat" | undefined;
   /** Output token limit (max_output_tokens / max_completion_tokens). Default: the model's. */
-  maxOutputTokens?: number;
-  temperature?: number;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
   /**
    * Reasoning models: effort, and (Responses) the reasoning summary shown as `reasoning-delta`
    * stream events. Default for models that reason (gpt-5*, o-series, codex): `summary: "auto"`
@@ -31,30 +31,30 @@ export interface OpenAIOptions extends ProviderOptions {
    * summary you set is sent on every request; `"off"` never asks (OpenAI may require a
    * verified organization for summaries on some models).
    */
-  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" | "off" };
+  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" | "off" } | undefined;
   /**
    * Sent as `prompt_cache_key` (both APIs): requests with the same key and prefix are routed
    * to the same cache, so a long run reads its growing prefix from cache. E.g. a conversation
    * or tenant id.
    */
-  promptCacheKey?: string;
+  promptCacheKey?: string | undefined;
   /** Sent as OpenAI-Organization. */
-  organization?: string;
+  organization?: string | undefined;
   /** Sent as OpenAI-Project. */
-  project?: string;
+  project?: string | undefined;
   /**
    * Structured Outputs for tools and ask(): each schema is rewritten for strict mode where
    * it can be (optional properties become nullable; nulls are turned back into absent
    * properties before your tool sees them) and sent non-strict where it cannot. Default true.
    */
-  strict?: boolean;
+  strict?: boolean | undefined;
   /**
    * Responses API: let OpenAI store responses. Default false: every request carries the
    * whole conversation, reasoning travels encrypted, nothing depends on server state.
    */
-  store?: boolean;
+  store?: boolean | undefined;
   /** The parallel_tool_calls value sent with tools. Default true (Chat) / the API's default (Responses). */
-  parallelToolCalls?: boolean;
+  parallelToolCalls?: boolean | undefined;
 }
 
 /** What an OpenAI-compatible server takes. */
@@ -83,14 +83,14 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
   /** Includes the version path, e.g. http://localhost:11434/v1. Required. */
   baseURL: string;
   /** Provider name in errors and providerData. Default "openai-compatible". */
-  name?: string;
-  maxOutputTokens?: number;
-  temperature?: number;
+  name?: string | undefined;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
   /** Sent as reasoning_effort. */
-  reasoning?: { effort?: ReasoningEffort };
+  reasoning?: { effort?: ReasoningEffort } | undefined;
   /** The parallel_tool_calls value, sent only when compat.parallelToolCalls is true. Default true. */
-  parallelToolCalls?: boolean;
-  compat?: OpenAICompatibleCapabilities;
+  parallelToolCalls?: boolean | undefined;
+  compat?: OpenAICompatibleCapabilities | undefined;
 }
 
 /** The provider both factories return; JSON (and so logs) show only the name and model, never the key. */

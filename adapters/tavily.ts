@@ -19,24 +19,24 @@ export type TavilyTopic = "general" | "news" | "finance";
 export interface TavilySearchOptions {
   apiKey: string;
   /** Default https://api.tavily.com (requests go to {baseURL}/search). */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** Results per search (1-20). Default 5; the model may ask for fewer or more. */
-  maxResults?: number;
+  maxResults?: number | undefined;
   /** Default "basic" (1 credit); "advanced" costs 2. */
-  searchDepth?: TavilySearchDepth;
+  searchDepth?: TavilySearchDepth | undefined;
   /** Default "general". */
-  topic?: TavilyTopic;
+  topic?: TavilyTopic | undefined;
   /** Ask Tavily for its own short LLM answer next to the results. Default true. */
-  includeAnswer?: boolean | "basic" | "advanced";
+  includeAnswer?: boolean | "basic" | "advanced" | undefined;
   /** Characters kept of each result's snippet. Default 800. */
-  maxSnippetLength?: number;
+  maxSnippetLength?: number | undefined;
   /** Retries on 429, 5xx and network errors (Retry-After honoured). Default 2. */
-  maxRetries?: number;
-  fetch?: FetchFn;
+  maxRetries?: number | undefined;
+  fetch?: FetchFn | undefined;
   /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Allow sending the key from a browser straight to api.tavily.com. */
-  dangerouslyAllowBrowser?: boolean;
+  dangerouslyAllowBrowser?: boolean | undefined;
 }
 
 /** What the model gets back (JSON). */

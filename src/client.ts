@@ -21,54 +21,54 @@ import { compactor, type CompactionOptions } from "./compaction.js";
 
 export interface ClientOptions {
   provider: Provider;
-  systemPrompt?: string;
+  systemPrompt?: string | undefined;
   /** Model calls per chat/ask/stream before MaxStepsError. Default 20. */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** Run a step's tool calls concurrently. Default false. */
-  parallelTools?: boolean;
+  parallelTools?: boolean | undefined;
   /** Bound on concurrent tool calls when parallelTools is on. Default 5. */
-  maxParallelTools?: number;
+  maxParallelTools?: number | undefined;
   /** Default: silent. `console` works. */
-  logger?: Logger;
-  tools?: readonly Tool[];
+  logger?: Logger | undefined;
+  tools?: readonly Tool[] | undefined;
   /** A saved `client.history` to resume from. */
-  history?: readonly Message[];
+  history?: readonly Message[] | undefined;
   /** Overrides the provider's retry count for this client's requests. Default: the provider's (2). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** ms with no data on a response stream before it fails. Default: the provider's (none). */
-  idleTimeout?: number;
+  idleTimeout?: number | undefined;
   /** Characters of one tool result kept before truncation. Default 100,000. */
-  maxToolOutput?: number;
+  maxToolOutput?: number | undefined;
   /** On reaching maxSteps, make one last call with tools disabled instead of throwing. Default false. */
-  finalAnswerOnMaxSteps?: boolean;
+  finalAnswerOnMaxSteps?: boolean | undefined;
   /** USD per million tokens: every usage (per step and in total) gets `cost`. */
-  pricing?: Pricing;
+  pricing?: Pricing | undefined;
   /** Summarise older turns with the same provider when a request's input would pass `maxInputTokens`. */
-  compaction?: CompactionOptions;
+  compaction?: CompactionOptions | undefined;
   /** OpenTelemetry GenAI spans through any tracer with OpenTelemetry's startSpan shape. */
-  tracer?: Tracer;
+  tracer?: Tracer | undefined;
   /** Signs pending calls (HMAC-SHA-256); decisions for unsigned or changed calls are refused. */
-  secret?: string | CryptoKey;
+  secret?: string | CryptoKey | undefined;
   /** What the model may do with tools on each request. Default "auto". */
-  toolChoice?: ToolChoice;
+  toolChoice?: ToolChoice | undefined;
   /** Runs before each model call: may change the tools, toolChoice and system prompt for it. */
-  prepareStep?: PrepareStep;
+  prepareStep?: PrepareStep | undefined;
   /** Called after each step (in chat, ask and stream alike). */
-  onStepFinish?: (step: StepResult) => void | Promise<void>;
+  onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
   /** After a step with tool calls, if one holds: one last call with tools off gives the answer. */
-  stopWhen?: StopCondition | readonly StopCondition[];
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** This call's step limit (default: the client's). */
-  maxSteps?: number;
+  maxSteps?: number | undefined;
   /** This call's tool choice (default: the client's, "auto"). */
-  toolChoice?: ToolChoice;
+  toolChoice?: ToolChoice | undefined;
   /** This call's system prompt instead of the client's. */
-  system?: string;
+  system?: string | undefined;
   /** Answers to the pending calls (client.pending); the run resumes with them. */
-  decisions?: readonly Decision[];
+  decisions?: readonly Decision[] | undefined;
 }
 
 type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync

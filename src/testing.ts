@@ -28,9 +28,9 @@ export interface ScriptedProvider extends Provider {
 }
 
 export interface ScriptedOptions {
-  name?: string;
+  name?: string | undefined;
   /** What to do when the script runs out: throw (default) or repeat the last turn. */
-  onExhausted?: "throw" | "repeat-last";
+  onExhausted?: "throw" | "repeat-last" | undefined;
 }
 
 export function scriptedProvider(turns: readonly ScriptedTurn[], options: ScriptedOptions = {}): ScriptedProvider {

@@ -19,9 +19,9 @@ export interface McpHandlerOptions extends ServerOptions {
    * option every request that carries an Origin header (that is, from a browser page) gets
    * 403; requests without one (servers, CLIs, desktop apps) are always served.
    */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
   /** Return false to refuse the request with 401 and `WWW-Authenticate: Bearer`. */
-  authorize?: (request: Request) => boolean | Promise<boolean>;
+  authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
 }
 
 const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";

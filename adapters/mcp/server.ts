@@ -34,14 +34,14 @@ export interface ServerOptions {
   version: string;
   tools: readonly McpServedTool[];
   /** Sent in the initialize / server/discover result: how to use this server's tools. */
-  instructions?: string;
+  instructions?: string | undefined;
   /**
    * How long (ms) 2026-07-28 clients may cache tools/list and server/discover, and whether
    * shared caches may keep them ("public": the list is the same for every caller). Default
    * { ttlMs: 300000, scope: "public" }.
    */
-  cache?: { ttlMs?: number; scope?: "public" | "private" };
-  logger?: Logger;
+  cache?: { ttlMs?: number; scope?: "public" | "private" } | undefined;
+  logger?: Logger | undefined;
 }
 
 export interface CallContext {

@@ -20,15 +20,15 @@ export interface McpToolsOptions {
   /** The server's MCP endpoint, e.g. https://example.com/mcp. */
   url: string | URL;
   /** Sent with every request, e.g. { authorization: `Bearer ${token}` }. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
-  fetch?: FetchFn;
+  fetch?: FetchFn | undefined;
   /** How this client introduces itself. Default { name: "toolloop", version: "0.2.0" }. */
-  clientInfo?: { name: string; version: string };
+  clientInfo?: { name: string; version: string } | undefined;
   /** Aborts connecting and listing (not later calls: those take the run's signal). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Per-call limit in ms for each tools/call (including input rounds); ends it with ToolTimeoutError. */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 /** The remote tools, plus close(): ends the 2025-era session (DELETE); a no-op for 2026-07-28. */
