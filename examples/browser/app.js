@@ -2,11 +2,14 @@
 // localStorage and calculate. Only the model calls leave the page, to a proxy that adds
 // the API key (the default) or, for a quick local try, to the vendor with your own key.
 //
-// Settings come from the form or the query string: ?baseURL=...&model=...&provider=claude|openai
+// Settings come from the form or the query string: ?baseURL=...&model=...&provider=claude|openai|offline
+// "offline" (what serve.mjs opens when it has no key) is a scripted stand-in for a model that
+// drives the same tools, so the page works before any key exists.
 import * as v from "valibot";
 import { createClient, tool } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
+import { scriptedProvider } from "toolloop/testing";
 import { calculate } from "./calculator.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -82,7 +85,30 @@ function settings() {
   };
 }
 
-function makeProvider({ provider, baseURL, model, apiKey }) {
+/**
+ * Offline: a fixed script (toolloop/testing) that reads the page, adds up what the user asked
+ * about with the calculator (an expression in the message, else 6*7) and answers from the results.
+ */
+function offlineProvider(message) {
+  const expression = /[\d.]+(?:\s*[-+*/%^]\s*[\d.(]+[\d.)]*)+/.exec(message)?.[0] ?? "6*7";
+  return scriptedProvider([
+    {
+      text: "Offline mode: no model is called, a script drives the page's tools.",
+      toolCalls: [
+        { name: "read_page_text", arguments: { selector: "h1" } },
+        { name: "calculate", arguments: { expression } },
+      ],
+    },
+    (request) => {
+      const [heading, sum] = request.messages.at(-1).results.map((r) => r.output);
+      const { result } = JSON.parse(sum);
+      return `(Offline, scripted.) The page's heading is "${heading}", and ${expression} = ${result}. Choose Claude or OpenAI in "Connection" to ask a real model.`;
+    },
+  ]);
+}
+
+function makeProvider({ provider, baseURL, model, apiKey }, message) {
+  if (provider === "offline") return offlineProvider(message);
   // Behind a proxy the page holds no key; a key typed here is the user's own, on their machine.
   const options = { model, ...(baseURL && { baseURL }), ...(apiKey && { apiKey, dangerouslyAllowBrowser: true }) };
   return provider === "openai" ? openai(options) : claude(options);
@@ -103,10 +129,11 @@ let clientKey;
 async function send(message) {
   const s = settings();
   // A new connection starts a new client but keeps the conversation.
-  const key = JSON.stringify(s);
+  // The offline script is one run long: a new one for each message.
+  const key = s.provider === "offline" ? Symbol() : JSON.stringify(s);
   if (key !== clientKey) {
     client = createClient({
-      provider: makeProvider(s),
+      provider: makeProvider(s, message),
       history: client?.history,
       tools: [readPageText, queryElements, storageGet, storageSet, calculator],
       parallelTools: true,

@@ -71,16 +71,24 @@ async function proxy(req, res, upstream, rest) {
   }
 }
 
+const offline = !upstreams.claude.key && !upstreams.openai.key;
+
 const server = createServer((req, res) => {
   const path = new URL(req.url, "http://localhost").pathname;
   const api = /^\/api\/(claude|openai)\/v1\/(.+)$/.exec(path);
   if (api) return proxy(req, res, upstreams[api[1]], api[2]);
-  if (path === "/") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
+  // With no key on this server the page starts in its offline (scripted) mode.
+  if (path === "/" && !offline) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
+  if (path === "/") {
+    const url = new URL(req.url, "http://localhost");
+    if (url.searchParams.has("provider")) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
+    return res.writeHead(302, { location: "/?provider=offline" }).end();
+  }
   if (path === "/app.bundle.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
   res.writeHead(404).end();
 });
 server.listen(Number(process.env.PORT ?? 8080), "127.0.0.1", () => {
   const configured = Object.values(upstreams).filter((u) => u.key).map((u) => u.keyName);
   console.log(`Serving the browser example at http://127.0.0.1:${server.address().port}/`);
-  console.log(configured.length ? `Proxying with ${configured.join(", ")}.` : "No ANTHROPIC_API_KEY or OPENAI_API_KEY set: model calls will fail until one is.");
+  console.log(configured.length ? `Proxying with ${configured.join(", ")}.` : "No ANTHROPIC_API_KEY or OPENAI_API_KEY set: the page opens in offline mode (a scripted stand-in drives its tools).");
 });

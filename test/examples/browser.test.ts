@@ -159,4 +159,20 @@ describe("browser example in Chromium", () => {
       await mock.close();
     }
   });
+  it("without a key, serve.mjs opens the page in offline mode: a scripted run drives the real page tools", async () => {
+    const server = await startExampleServer("examples/browser/serve.mjs", { PORT: "0" });
+    try {
+      await askOnPage(server.url, {}, async (page) => {
+        expect(new URL(page.url()).search).toBe("?provider=offline");
+        expect(await page.locator("#provider").inputValue()).toBe("offline");
+        const tools = await page.locator("#transcript .tool").allInnerTexts();
+        expect(tools).toContain('read_page_text({"selector":"h1"})');
+        expect(tools).toContain('calculate({"expression":"6*7"})');
+        const answer = await page.locator("#transcript .assistant.final").innerText();
+        expect(answer).toMatch(/^\(Offline, scripted\.\) The page's heading is "toolloop in the browser: .*", and 6\*7 = 42\./);
+      });
+    } finally {
+      await server.stop();
+    }
+  });
 });
