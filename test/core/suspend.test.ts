@@ -377,3 +377,56 @@ describe("signed pending calls", () => {
     expect(sentResults(provider.requests)[0]!.output).toBe("A B");
   });
 });
+
+describe("pending results and the history invariant", () => {
+  it("healHistory keeps pending results as they are (it repairs only what is missing)", async () => {
+    const { healHistory } = await import("../../src/history.js");
+    const history: Message[] = [
+      { role: "user", content: "x" },
+      { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }, { id: "b", name: "pay", arguments: '{"amount":3}' }, { id: "c", name: "pay", arguments: "{}" }] },
+      {
+        role: "tool",
+        results: [
+          { callId: "b", name: "pay", output: "", isError: false, pending: { kind: "approval" } },
+          { callId: "a", name: "pay", output: "ok", isError: false },
+        ],
+      },
+    ];
+    expect(healHistory(history)).toBe(1);
+    const t = history[2]!;
+    expect(t.role === "tool" && t.results.map((r) => [r.callId, r.pending?.kind ?? r.output])).toEqual([
+      ["a", "ok"],
+      ["b", "approval"],
+      ["c", '{"error":"cancelled"}'],
+    ]);
+    // the repaired history still resumes: b waits, and deciding it completes the step
+    const log: string[] = [];
+    const provider = scriptedProvider(["done"]);
+    const client = createClient({ provider, tools: [pay(log)], history });
+    expect(client.pending.map((p) => p.callId)).toEqual(["b"]);
+    expect(await client.chat(undefined, { decisions: [{ callId: "b", approved: true }] })).toBe("done");
+    expect(sentResults(provider.requests).map((r) => r.output)).toEqual(["ok", "paid 3", '{"error":"cancelled"}']);
+  });
+
+  it("a saved history with a malformed pending state is refused when loaded", () => {
+    const bad = [
+      { role: "user", content: "x" },
+      { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }] },
+      { role: "tool", results: [{ callId: "a", name: "pay", output: "", isError: false, pending: { kind: "maybe" } }] },
+    ];
+    expect(() => createClient({ provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
+  });
+
+  it("stream() reports the results a resume produced as tool-result events, in call order", async () => {
+    const log: string[] = [];
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
+    const client = createClient({ provider, tools: [pay(log)] });
+    await client.run("x");
+    const events: StreamEvent[] = [];
+    for await (const e of client.stream(undefined, { decisions: [{ callId: "b", approved: false }, { callId: "a", approved: true }] })) events.push(e);
+    expect(events.filter((e) => e.type === "tool-result").map((e) => e.type === "tool-result" && [e.callId, e.output, e.isError])).toEqual([
+      ["a", "paid 1", false],
+      ["b", '{"error":"denied"}', true],
+    ]);
+  });
+});
