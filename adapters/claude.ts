@@ -5,11 +5,16 @@
 // Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
 // schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
+import { InvalidOptionsError } from "../src/errors.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
-import { httpSettings, isBrowser, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { postJSON, postSSE } from "../src/http.js";
+import { httpSettings, trimSlash, type ProviderOptions } from "../src/provider-options.js";
+import { isBrowser } from "../src/runtime.js";
 import { requireApiKey } from "../src/api-key.js";
+import type { CacheSetting } from "./claude/cache.js";
 import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./claude/decode.js";
+import { readAnthropicError } from "./claude/errors.js";
 import { encodeRequest, replayable, type BodySettings } from "./claude/encode.js";
 import { checkTools } from "./claude/schema-check.js";
 import { toUsage } from "./claude/usage.js";
@@ -17,6 +22,7 @@ import { outputTool, takeOutputCall, type StructuredOutputMode } from "./claude/
 import type { Turn, WireMessage } from "./claude/wire.js";
 
 export type { StructuredOutputMode } from "./claude/structured-output.js";
+export type { CacheSetting } from "./claude/cache.js";
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 /** A paused turn is continued at most this many times before it is returned as it stands. */
@@ -40,6 +46,13 @@ export interface ClaudeOptions extends ProviderOptions {
    * Anthropic-compatible servers without structured outputs.
    */
   structuredOutput?: StructuredOutputMode | undefined;
+  /**
+   * Prompt caching. "auto" (default) puts cache_control breakpoints on the tools + system
+   * prefix and on the newest message, so each step reads the previous step's prompt from
+   * cache (5-minute entries); `{ ttl: "1h" }` writes 1-hour entries (billed higher);
+   * "off" sends no breakpoints.
+   */
+  cache?: CacheSetting | undefined;
 }
 
 export interface ClaudeProvider extends Provider {
@@ -71,6 +84,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
     stopSequences: opts.stopSequences,
     thinking: opts.thinking ? { budgetTokens: opts.thinking.budgetTokens } : undefined,
     structuredOutput: opts.structuredOutput ?? "native",
+    cache: cacheSetting(opts.cache),
   };
   const url = `${trimSlash(opts.baseURL ?? DEFAULT_BASE_URL)}/messages`;
 
@@ -83,7 +97,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   });
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
-    const http = httpSettings("claude", opts, DEFAULT_BASE_URL, { maxRetries: request.maxRetries, idleTimeout: request.idleTimeout });
+    const http = httpSettings("claude", opts, DEFAULT_BASE_URL, { maxRetries: request.maxRetries, idleTimeout: request.idleTimeout, readError: readAnthropicError });
     const output = settings.structuredOutput === "tool" ? outputTool(request) : undefined;
     const body = encodeRequest(request, settings, output);
     const history = body.messages;
@@ -136,4 +150,10 @@ function withAssistant(history: readonly WireMessage[], turn: Turn): WireMessage
   const last = history[history.length - 1];
   if (last?.role === "assistant") return [...history.slice(0, -1), { role: "assistant", content: [...last.content, ...blocks] }];
   return [...history, { role: "assistant", content: blocks }];
+}
+
+function cacheSetting(cache: ClaudeOptions["cache"]): CacheSetting {
+  if (cache === undefined || cache === "auto" || cache === "off") return cache ?? "auto";
+  if (typeof cache === "object" && cache !== null && (cache.ttl === "5m" || cache.ttl === "1h")) return { ttl: cache.ttl };
+  throw new InvalidOptionsError(`claude: cache must be "auto", "off", { ttl: "5m" } or { ttl: "1h" }, got ${JSON.stringify(cache)}`);
 }

@@ -4,6 +4,7 @@ import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import { InvalidOptionsError } from "../../src/errors.js";
 import type { ModelRequest, ToolChoice } from "../../src/provider.js";
+import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
@@ -17,13 +18,14 @@ export interface BodySettings {
   stopSequences: string[] | undefined;
   thinking: { budgetTokens: number } | undefined;
   structuredOutput: StructuredOutputMode;
+  cache: CacheSetting;
 }
 
 export interface MessagesBody {
   model: string;
   max_tokens: number;
   messages: WireMessage[];
-  system?: string;
+  system?: string | Block[];
   tools?: Record<string, unknown>[];
   tool_choice?: Record<string, unknown>;
   thinking?: { type: "enabled"; budget_tokens: number };
@@ -59,6 +61,7 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   if (s.stopSequences?.length) body.stop_sequences = [...s.stopSequences];
   if (request.responseSchema && !output) body.output_config = nativeOutputConfig(request.responseSchema.schema);
   if (request.onDelta) body.stream = true;
+  addBreakpoints(body, s.cache);
   return body;
 }
 

@@ -54,7 +54,7 @@ type Body = { messages: { role: string; content: Record<string, unknown>[] }[] }
 async function setup(script: MockTurn[]) {
   const mock = await startClaudeMock({ script });
   mocks.push(mock);
-  return { mock, provider: claude({ apiKey: "k", model: "claude-test", baseURL: mock.url, maxRetries: 0 }) };
+  return { mock, provider: claude({ apiKey: "k", model: "claude-test", baseURL: mock.url, maxRetries: 0, cache: "off" }) };
 }
 
 async function drain(events: AsyncIterable<{ type: string }>): Promise<string[]> {

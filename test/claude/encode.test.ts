@@ -20,6 +20,7 @@ const settings: BodySettings = {
   stopSequences: undefined,
   thinking: undefined,
   structuredOutput: "native",
+  cache: "off",
 };
 
 describe("history → messages", () => {

@@ -18,7 +18,8 @@ afterEach(async () => {
 async function setup(script: MockTurn[] | ((body: unknown, index: number) => MockTurn), options: Partial<ClaudeOptions> = {}) {
   const mock = await startClaudeMock({ apiKey: KEY, script });
   mocks.push(mock);
-  const provider = claude({ apiKey: KEY, model: MODEL, baseURL: mock.url, ...options });
+  // Exact request shapes here; cache_control breakpoints are checked in cache.test.ts.
+  const provider = claude({ apiKey: KEY, model: MODEL, baseURL: mock.url, cache: "off", ...options });
   return { mock, provider };
 }
 

@@ -188,6 +188,7 @@ describe("replaying real recorded turns gives spec-valid requests", () => {
 });
 
 describe("requests match what pydantic-ai recorded against the real API", () => {
+  // pydantic-ai sent these without cache_control; the adapter's caching is compared in cache.test.ts.
   type Recorded = { uri: string; body: Body; status: number };
   const recorded = (cassette: string, n: number): Body => {
     const list = (paiRequests as Record<string, Recorded[]>)[cassette]!;
@@ -199,21 +200,21 @@ describe("requests match what pydantic-ai recorded against the real API", () => 
   const request = (messages: Message[], extra: Partial<ModelRequest> = {}): ModelRequest => ({ messages, tools: [], webSearch: false, ...extra });
 
   it("test_request_stream_fallback_for_high_max_tokens: plain streaming request", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-5", maxTokens: 32000 });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-5", maxTokens: 32000 });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_request_stream_fallback_for_high_max_tokens.1.sse")] });
     await provider.generate(request(userText("What is 1+1? Answer with just the number."), { onDelta: () => {} }));
     expect(mock.requests[0]!.body).toEqual(recorded("test_request_stream_fallback_for_high_max_tokens.yaml", 1));
   });
 
   it("test_anthropic_model_thinking_part_stream: thinking config", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-0", thinking: { budgetTokens: 1024 } });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-0", thinking: { budgetTokens: 1024 } });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_anthropic_model_thinking_part_stream.1.sse")] });
     await provider.generate(request(userText("How do I cross the street?"), { onDelta: () => {} }));
     expect(mock.requests[0]!.body).toEqual(recorded("test_anthropic_model_thinking_part_stream.yaml", 1));
   });
 
   it("test_anthropic_model_thinking_part_redacted_stream: thinking config", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-5-20250929", thinking: { budgetTokens: 1024 } });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-5-20250929", thinking: { budgetTokens: 1024 } });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_anthropic_model_thinking_part_redacted_stream.1.sse")] });
     const prompt = (recorded("test_anthropic_model_thinking_part_redacted_stream.yaml", 1).messages as { content: { text: string }[] }[])[0]!.content[0]!.text;
     await provider.generate(request(userText(prompt), { onDelta: () => {} }));
@@ -221,7 +222,7 @@ describe("requests match what pydantic-ai recorded against the real API", () => 
   });
 
   it("test_anthropic_native_output_decimal_strict: output_config.format", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-5" });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-5" });
     mock.enqueue({ status: 200, body: fixtureText("pydantic-ai/test_anthropic_native_output_decimal_strict.1.response.json") });
     const want = recorded("test_anthropic_native_output_decimal_strict.yaml", 1);
     const schema = ((want.output_config as Body).format as Body).schema as Body;
@@ -232,7 +233,7 @@ describe("requests match what pydantic-ai recorded against the real API", () => 
   });
 
   it("test_multiple_parallel_tool_calls: both requests of the tool loop, rebuilt from the recorded responses", async () => {
-    const { mock, provider } = await setup([], { model: "claude-haiku-4-5" });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-haiku-4-5" });
     mock.enqueue({ status: 200, body: fixtureText("pydantic-ai/test_multiple_parallel_tool_calls.1.response.json") });
     mock.enqueue({ status: 200, body: fixtureText("pydantic-ai/test_multiple_parallel_tool_calls.2.response.json") });
     const first = recorded("test_multiple_parallel_tool_calls.yaml", 1);
@@ -258,7 +259,7 @@ describe("requests match what pydantic-ai recorded against the real API", () => 
   });
 
   it("test_anthropic_web_search_tool_stream: the web search tool", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-0" });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-0" });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_anthropic_web_search_tool_stream.1.sse")] });
     const client = createClient({ provider, tools: [webSearch()], systemPrompt: "You are a helpful assistant.\n\n" });
     for await (const _ of client.stream("Give me the top 3 news in the world today.")) void _;
@@ -269,7 +270,7 @@ describe("requests match what pydantic-ai recorded against the real API", () => 
   });
 
   it("test_anthropic_native_tool_search_streaming: the second request's messages, from the recorded first stream", async () => {
-    const { mock, provider } = await setup([], { model: "claude-sonnet-4-6" });
+    const { mock, provider } = await setup([], { cache: "off", model: "claude-sonnet-4-6" });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_anthropic_native_tool_search_streaming.1.sse")] });
     mock.enqueue({ sse: [fixtureBytes("pydantic-ai/test_anthropic_native_tool_search_streaming.2.sse")] });
     const rate = jsonTool({

@@ -50,6 +50,8 @@ export interface ClaudeMock {
   url: string;
   requests: RecordedRequest[];
   enqueue(raw: RawResponse): void;
+  /** The mock's prompt cache: what it holds, and the token totals over every scripted request. */
+  cache: PromptCache;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,12 @@ export interface ClaudeMockOptions {
   /** Answer CORS preflights and add Access-Control-Allow-* headers. */
   cors?: boolean;
   script?: MockTurn[] | ((body: unknown, index: number) => MockTurn);
+  /**
+   * The smallest prefix (in the mock's estimated tokens) a breakpoint caches, as the real API
+   * has one per model (1,024 for Sonnet, more for others); shorter prefixes are not cached,
+   * silently. Default 1024.
+   */
+  cacheMinTokens?: number;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -69,6 +77,7 @@ export async function startClaudeMock(options: ClaudeMockOptions = {}): Promise<
   const queue: RawResponse[] = [];
   const sockets = new Set<Socket>();
   let scriptIndex = 0;
+  const cache = createPromptCache({ minTokens: options.cacheMinTokens ?? 1024 });
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -133,7 +142,7 @@ export async function startClaudeMock(options: ClaudeMockOptions = {}): Promise<
       // 500 with x-should-retry: false, so a test that ran out of script fails at once.
       return sendError(res, 500, "api_error", `mock: no scripted turn for request ${index + 1}`, { "x-should-retry": "false" });
     }
-    const message = buildMessage(turn, body);
+    const message = buildMessage(turn, body, cache.usage(body));
     if (body.stream === true) {
       res.writeHead(200, sseHeaders());
       for (const event of messageEvents(message)) {
@@ -174,6 +183,7 @@ export async function startClaudeMock(options: ClaudeMockOptions = {}): Promise<
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (raw) => void queue.push(raw),
+    cache,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -190,7 +200,7 @@ export function mockSignature(thinking: string): string {
   return SIGNATURE_PREFIX + createHash("sha256").update(thinking).digest("base64url");
 }
 
-function buildMessage(turn: MockTurn, body: Record<string, unknown>): Record<string, unknown> {
+function buildMessage(turn: MockTurn, body: Record<string, unknown>, prompt: CacheUsage): Record<string, unknown> {
   const content: Record<string, unknown>[] = [];
   if (turn.thinking !== undefined) content.push({ type: "thinking", thinking: turn.thinking, signature: mockSignature(turn.thinking) });
   if (turn.text !== undefined && turn.text !== "") content.push({ type: "text", text: turn.text });
@@ -207,10 +217,7 @@ function buildMessage(turn: MockTurn, body: Record<string, unknown>): Record<str
     stop_reason: stop,
     stop_sequence: null,
     usage: {
-      input_tokens: Math.max(1, Math.ceil(JSON.stringify(body.messages).length / 4)),
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      ...prompt,
       output_tokens: Math.max(1, Math.ceil(JSON.stringify(content).length / 4)),
       ...(searches ? { server_tool_use: { web_search_requests: searches } } : {}),
       service_tier: "standard",
@@ -264,8 +271,8 @@ export function messageEvents(message: Record<string, unknown>): string[] {
       delta: { stop_reason: message.stop_reason, stop_sequence: null },
       usage: {
         input_tokens: usage.input_tokens,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+        cache_read_input_tokens: usage.cache_read_input_tokens,
         output_tokens: usage.output_tokens,
         ...(usage.server_tool_use ? { server_tool_use: usage.server_tool_use } : {}),
       },
@@ -325,6 +332,113 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Prompt caching, as the API does it: the prompt is the sequence tools → system → message
+// blocks; a block with cache_control is a breakpoint, and the prefix up to it is written to
+// the cache (when it is long enough). A later request reads the longest cached prefix it
+// finds at a breakpoint or up to 20 blocks before one; what follows is written up to the
+// last breakpoint, and the rest is plain input. cache_control itself is not part of the
+// prefix (a rolling breakpoint moves without breaking the cache). Tokens are estimated as
+// JSON characters / 4. No expiry: tests and benchmarks have no clock.
+
+export interface CacheUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+export interface PromptCache {
+  /** Reads and writes the cache for one request body, as the API would bill it. */
+  usage(body: Record<string, unknown>): CacheUsage;
+  /** Sums over every request so far: the share served from cache is cacheRead / (input + cacheWrite + cacheRead). */
+  readonly totals: { input: number; cacheWrite: number; cacheRead: number; requests: number };
+  /** How many prefixes are cached. */
+  readonly size: number;
+}
+
+const LOOKBACK = 20;
+
+export function createPromptCache(options: { minTokens?: number } = {}): PromptCache {
+  const minTokens = options.minTokens ?? 1024;
+  const entries = new Set<string>();
+  const totals = { input: 0, cacheWrite: 0, cacheRead: 0, requests: 0 };
+  return {
+    totals,
+    get size() {
+      return entries.size;
+    },
+    usage(body) {
+      const units = promptUnits(body);
+      // cumulative tokens and prefix hashes
+      const upTo: number[] = [];
+      const hashes: string[] = [];
+      let tokens = 0;
+      let hash = createHash("sha256").update(String(body.model)).digest("base64url");
+      for (const u of units) {
+        tokens += u.tokens;
+        hash = createHash("sha256").update(hash).update(u.text).digest("base64url");
+        upTo.push(tokens);
+        hashes.push(hash);
+      }
+      const breakpoints = units.flatMap((u, i) => (u.ttl ? [i] : []));
+      let readEnd = -1;
+      for (const b of breakpoints) {
+        for (let j = b; j >= 0 && j > b - LOOKBACK; j--) {
+          if (entries.has(hashes[j]!)) {
+            readEnd = Math.max(readEnd, j);
+            break;
+          }
+        }
+      }
+      const read = readEnd >= 0 ? upTo[readEnd]! : 0;
+      let covered = read;
+      const created = { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 };
+      for (const b of breakpoints) {
+        if (upTo[b]! < minTokens || b <= readEnd) continue;
+        entries.add(hashes[b]!);
+        const part = upTo[b]! - covered;
+        covered = upTo[b]!;
+        if (units[b]!.ttl === "1h") created.ephemeral_1h_input_tokens += part;
+        else created.ephemeral_5m_input_tokens += part;
+      }
+      const write = covered - read;
+      const input = Math.max(1, tokens - covered);
+      totals.input += input;
+      totals.cacheWrite += write;
+      totals.cacheRead += read;
+      totals.requests++;
+      return { input_tokens: input, cache_creation_input_tokens: write, cache_read_input_tokens: read, cache_creation: created };
+    },
+  };
+}
+
+/** The prompt as cacheable units in the API's order, each with its breakpoint TTL if marked. */
+function promptUnits(body: Record<string, unknown>): { text: string; tokens: number; ttl: string | undefined }[] {
+  const units: { text: string; tokens: number; ttl: string | undefined }[] = [];
+  const add = (where: string, block: unknown) => {
+    let ttl: string | undefined;
+    let value = block;
+    if (isObj(block) && isObj(block.cache_control)) {
+      const { cache_control, ...rest } = block;
+      ttl = cache_control.ttl === "1h" ? "1h" : "5m";
+      value = rest;
+    }
+    const text = `${where}:${JSON.stringify(value)}`;
+    units.push({ text, tokens: Math.max(1, Math.ceil(text.length / 4)), ttl });
+  };
+  for (const t of Array.isArray(body.tools) ? body.tools : []) add("tool", t);
+  if (typeof body.system === "string") add("system", { type: "text", text: body.system });
+  else if (Array.isArray(body.system)) for (const b of body.system) add("system", b);
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
+    if (!isObj(m)) continue;
+    const role = String(m.role);
+    if (typeof m.content === "string") add(role, { type: "text", text: m.content });
+    else if (Array.isArray(m.content)) for (const b of m.content) add(role, b);
+  }
+  return units;
+}
+
+// ---------------------------------------------------------------------------------------
 // Request validation (the checks the real API makes that adapters can get wrong)
 
 type Obj = Record<string, unknown>;
@@ -342,6 +456,16 @@ export function validateRequest(body: Obj): string | undefined {
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
   const toolProblem = validateTools(body.tools);
   if (toolProblem) return toolProblem;
+  if (body.system !== undefined && typeof body.system !== "string") {
+    if (!Array.isArray(body.system)) return "system: Input should be a valid string or list";
+    for (let i = 0; i < body.system.length; i++) {
+      const b = body.system[i] as unknown;
+      if (!isObj(b) || b.type !== "text" || typeof b.text !== "string") return `system.${i}: Input should be a valid text block`;
+      if (b.text.trim() === "") return "system: text content blocks must be non-empty";
+    }
+  }
+  const cacheProblem = validateCacheControl(body);
+  if (cacheProblem) return cacheProblem;
 
   // Message shapes, then the API's own merge of consecutive same-role turns.
   const merged: { role: string; first: number; blocks: { block: Obj; at: string }[] }[] = [];
@@ -457,6 +581,35 @@ export function validateRequest(body: Obj): string | undefined {
       const p = openObject(format.schema, "output_config.format.schema");
       if (p) return p;
     }
+  }
+  return undefined;
+}
+
+/** At most 4 breakpoints, each a valid cache_control, 1-hour ones before 5-minute ones. */
+function validateCacheControl(body: Obj): string | undefined {
+  const marks: { at: string; control: unknown; type: unknown }[] = [];
+  const scan = (at: string, b: unknown) => {
+    if (isObj(b) && b.cache_control !== undefined && b.cache_control !== null) marks.push({ at, control: b.cache_control, type: b.type });
+  };
+  (Array.isArray(body.tools) ? body.tools : []).forEach((t, i) => scan(`tools.${i}`, t));
+  if (Array.isArray(body.system)) body.system.forEach((b, i) => scan(`system.${i}`, b));
+  (Array.isArray(body.messages) ? body.messages : []).forEach((m, i) => {
+    if (!isObj(m) || !Array.isArray(m.content)) return;
+    m.content.forEach((b, j) => {
+      scan(`messages.${i}.content.${j}`, b);
+      if (isObj(b) && Array.isArray(b.content)) b.content.forEach((inner, k) => scan(`messages.${i}.content.${j}.content.${k}`, inner));
+    });
+  });
+  if (marks.length > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`;
+  let seen5m = false;
+  for (const { at, control, type } of marks) {
+    if (!isObj(control) || control.type !== "ephemeral") return `${at}.cache_control: Input tag found using 'type' does not match any of the expected tags: 'ephemeral'`;
+    if (control.ttl !== undefined && control.ttl !== "5m" && control.ttl !== "1h") return `${at}.cache_control.ttl: Input should be '5m' or '1h'`;
+    if (type === "thinking" || type === "redacted_thinking") return `${at}: cache_control cannot be set for thinking blocks`;
+    if (control.ttl === "1h" && seen5m) {
+      return "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.";
+    }
+    if (control.ttl !== "1h") seen5m = true;
   }
   return undefined;
 }
