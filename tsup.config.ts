@@ -7,6 +7,7 @@ const entries = Object.fromEntries(
   Object.entries({
     index: "src/index.ts",
     testing: "src/testing.ts",
+    http: "src/http-kit.ts",
     claude: "adapters/claude.ts",
     openai: "adapters/openai.ts",
     gemini: "adapters/gemini.ts",

@@ -2,7 +2,9 @@
 //   openai()           the Responses API (default) or Chat Completions (api: "chat")
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 import { UnsupportedSchemaError } from "../src/errors.js";
-import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { postJSON, postSSE } from "../src/http.js";
+import { httpSettings, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
+import { readOpenAIError } from "./openai/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
 import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
@@ -262,7 +264,7 @@ function checkTools(provider: string, tools: readonly ToolSpec[], arrayItems: bo
 /** One model call: build the body, POST it (JSON or SSE), decode, map strict output back. */
 async function send(config: ProviderConfig, request: ModelRequest): Promise<ModelResponse> {
   const { name, options, vendorBaseURL, strict: mode, endpoint } = config;
-  const overrides: { maxRetries?: number; idleTimeout?: number } = {};
+  const overrides: RequestOverrides = { readError: readOpenAIError };
   if (request.maxRetries !== undefined) overrides.maxRetries = request.maxRetries;
   if (request.idleTimeout !== undefined) overrides.idleTimeout = request.idleTimeout;
   const http = httpSettings(name, options, vendorBaseURL, overrides);

@@ -10,7 +10,9 @@
 import * as v from "valibot";
 import { isToolloopError, type ProviderError } from "../src/errors.js";
 import { requireApiKey } from "../src/api-key.js";
-import { httpSettings, postJSON, trimSlash, type FetchFn } from "../src/http.js";
+import { postJSON, readCommonError, type ErrorDetails, type FetchFn } from "../src/http.js";
+import { httpSettings, trimSlash } from "../src/provider-options.js";
+import { isRecord, labelText } from "../src/values.js";
 import { tool, type Tool } from "../src/tool.js";
 
 export type TavilySearchDepth = "basic" | "advanced" | "fast" | "ultra-fast";
@@ -93,7 +95,7 @@ export function tavilySearch(options: TavilySearchOptions): Tool {
       dangerouslyAllowBrowser: options.dangerouslyAllowBrowser,
     },
     DEFAULT_BASE_URL,
-    {},
+    { readError: readTavilyError },
   );
 
   return tool({
@@ -126,6 +128,14 @@ export function tavilySearch(options: TavilySearchOptions): Tool {
       return compact(response, args.query, snippetLength);
     },
   });
+}
+
+/** Tavily's error bodies (FastAPI's): {"detail": "..."} or {"detail": {"error": "..."}}. */
+function readTavilyError(body: unknown): ErrorDetails {
+  const details = readCommonError(body);
+  const detail = isRecord(body) ? body.detail : undefined;
+  details.message ??= labelText(detail) ?? (isRecord(detail) ? labelText(detail.error) : undefined);
+  return details;
 }
 
 /** Tavily's JSON → the compact output. Tolerates missing fields; never passes raw_content on. */
@@ -179,7 +189,7 @@ function toToolError(err: unknown): unknown {
   return new Error(message, { cause: err });
 }
 
-/** The error text without the "tavily <status>: " prefix (http.ts reads Tavily's {"detail": ...} bodies). */
+/** The error text without the "tavily <status>: " prefix (readTavilyError reads Tavily's {"detail": ...} bodies). */
 function tavilyDetail(e: ProviderError): string {
   const text = e.message.replace(/^tavily(?: \d+)?(?: [^:]+)?: /, "");
   // The messages above end the sentence themselves.

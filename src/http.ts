@@ -1,11 +1,16 @@
-// The one way adapters talk HTTP: fetch with bounded retries (exponential backoff with
-// jitter, Retry-After honoured), abort everywhere (including the backoff sleep), typed
-// errors that never carry the API key (errors.ts redacts every registered key), and SSE
-// decoding through eventsource-parser.
+// The one way adapters talk HTTP: POST a JSON body and read back JSON (postJSON) or a
+// Server-Sent Events stream (postSSE, decoded by eventsource-parser). Around each exchange:
+// bounded retries (retry.ts decides which and how long to wait), abort everywhere, an idle
+// limit, body reads that always end (body.ts), typed errors that never carry an API key
+// (errors.ts scrubs them), and bodies too deep to handle safely cut (json-depth.ts). What a
+// vendor's error body means is the adapter's to say, through HttpSettings.readError.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { chunkReader, readText, sleep } from "./body.js";
+import { describeError } from "./describe-error.js";
+import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "./errors.js";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-depth.js";
-import { registerSecret } from "./secrets.js";
-import { abortReason, BrowserKeyError, ConnectionError, ToolloopError, IdleTimeoutError, isAbortError, ProviderError, StreamError } from "./errors.js";
+import { isRetryableAnswer, isRetryableBodyFailure, retryAfter, retryDelay } from "./retry.js";
+import { isRecord, labelText } from "./values.js";
 
 export type { EventSourceMessage };
 
@@ -22,6 +27,8 @@ export interface HttpSettings {
   maxRetries: number;
   /** ms without a byte on a stream before it fails; undefined = no limit. */
   idleTimeout: number | undefined;
+  /** Reads the vendor's error body (parsed JSON); readCommonError when absent. */
+  readError?: ErrorBodyReader;
 }
 
 export interface HttpRequest {
@@ -31,8 +38,31 @@ export interface HttpRequest {
   signal: AbortSignal | undefined;
 }
 
-const RETRY_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
-const MAX_RETRY_AFTER_MS = 60_000;
+/** What an error response's body says, as far as the reader understood it. */
+export interface ErrorDetails {
+  /** The vendor's error type, e.g. "rate_limit_error", "RESOURCE_EXHAUSTED". */
+  type?: string | undefined;
+  message?: string | undefined;
+  /** A request id the body carries (the response headers are read first). */
+  requestId?: string | undefined;
+  /** How long the body asks the client to wait before retrying, in ms. */
+  retryDelay?: number | undefined;
+  /** false when the body says no retry can help (an exhausted quota); undefined = decide by status. */
+  retryable?: boolean | undefined;
+}
+
+/** An adapter's reader of its vendor's error bodies; gets the parsed JSON (never throws on odd shapes). */
+export type ErrorBodyReader = (body: unknown) => ErrorDetails;
+
+/**
+ * The shapes most HTTP APIs use: `{ error: { type | status | code, message } }` or the same
+ * fields at the top level. Vendor readers start from it and add what is theirs.
+ */
+export function readCommonError(body: unknown): ErrorDetails {
+  const obj = isRecord(body) ? body : {};
+  const e = isRecord(obj.error) ? obj.error : obj;
+  return { type: labelText(e.type) ?? labelText(e.status) ?? labelText(e.code), message: labelText(e.message) };
+}
 
 /** POSTs JSON and resolves with the parsed JSON body. Retries the whole exchange. */
 export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ body: unknown; requestId: string | undefined }> {
@@ -113,7 +143,7 @@ export async function postSSE(
     reader.cancel().catch(() => {});
     if (req.signal?.aborted) throw abortReason(req.signal);
     if (err instanceof ToolloopError) throw err; // already typed (adapter or idle timeout)
-    throw new StreamError(http.provider, `the stream broke: ${describe(err)}`, { cause: err, requestId });
+    throw new StreamError(http.provider, `the stream broke: ${describeError(err)}`, { cause: err, requestId });
   } finally {
     reads.close();
   }
@@ -129,119 +159,35 @@ function boundedEvent(ev: EventSourceMessage): EventSourceMessage {
   }
 }
 
-/**
- * The whole body as text. Read chunk by chunk (see chunkReader) so that an abort, or with an
- * idleTimeout a body that stops sending, ends the read.
- */
-/** What body reads need of the settings: the idle limit, and the provider name for its error. */
-export type ReadSettings = Pick<HttpSettings, "idleTimeout" | "provider">;
-
-export async function readText(http: ReadSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
-  if ((!http.idleTimeout && !signal) || !res.body) return res.text();
-  const reader = res.body.getReader();
-  const reads = chunkReader(http, reader, signal);
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const chunk = await reads.read();
-      if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } catch (err) {
-    reader.cancel().catch(() => {});
-    throw err;
-  } finally {
-    reads.close();
-  }
-  return text + decoder.decode();
-}
-
-/**
- * Reads a response body chunk by chunk; each read settles on the caller's abort even when
- * the body does not. Node's fetch (undici) never settles a pending read when the signal
- * aborts after the whole response has arrived but before it was read (the abort no longer
- * reaches the body), so relying on fetch to end the body would leave the run waiting
- * forever. With an idleTimeout a read also fails when no byte comes for that long. One
- * abort listener serves the whole body (one per read is a measurable share of a streamed
- * request); close() when done reading.
- */
-export function chunkReader(
-  http: ReadSettings,
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  signal: AbortSignal | undefined,
-): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; close(): void } {
-  const ms = http.idleTimeout;
-  if (!ms && !signal) return { read: () => reader.read(), close: () => {} };
-  // Reads are sequential: at most one is pending, and `fail` settles it early.
-  let fail: ((error: unknown) => void) | undefined;
-  const onAbort = () => fail?.(abortReason(signal!));
-  // Listening before read(): a body's pull may run (and the abort land) inside read() itself.
-  signal?.addEventListener("abort", onAbort, { once: true });
-  return {
-    read() {
-      return new Promise((resolve, reject) => {
-        if (signal?.aborted) return reject(abortReason(signal));
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const done = () => {
-          clearTimeout(timer);
-          if (fail === failThis) fail = undefined;
-        };
-        const failThis = (error: unknown) => {
-          done();
-          reject(error);
-        };
-        fail = failThis;
-        if (ms) timer = setTimeout(() => failThis(new IdleTimeoutError(http.provider, ms)), ms);
-        reader.read().then(
-          (r) => {
-            done();
-            resolve(r);
-          },
-          (e) => {
-            done();
-            reject(signal?.aborted ? abortReason(signal) : e);
-          },
-        );
-      });
-    },
-    close() {
-      fail = undefined;
-      signal?.removeEventListener("abort", onAbort);
-    },
-  };
-}
-
 async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: Response) => Promise<T>): Promise<T> {
   const body = JSON.stringify(req.body);
   for (let attempt = 0; ; attempt++) {
     if (req.signal?.aborted) throw abortReason(req.signal);
     let failure: ProviderError | ConnectionError | StreamError;
-    let wait: number | undefined;
+    let hinted: number | undefined;
     try {
       const res = await send(http, req, body);
       if (res.ok) {
         try {
           return await onOk(res);
         } catch (err) {
-          // A body that broke before anything was handed out may be fetched again.
-          if (err instanceof StreamError || err instanceof ConnectionError) failure = err;
+          if (isRetryableBodyFailure(err)) failure = err;
           else throw err;
         }
       } else {
         const answer = await errorFrom(http, res, req.signal);
         failure = answer.error;
-        wait = retryAfter(res.headers) ?? answer.retryDelay;
+        hinted = retryAfter(res.headers) ?? answer.retryDelay;
       }
     } catch (err) {
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
       // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
       if (err instanceof ToolloopError) throw err;
-      failure = new ConnectionError(http.provider, `request failed: ${describe(err)}`, { cause: err });
+      failure = new ConnectionError(http.provider, `request failed: ${describeError(err)}`, { cause: err });
     }
-    const retryable = failure instanceof ProviderError ? failure.retryable : true;
-    if (!retryable || attempt >= http.maxRetries || (wait !== undefined && wait > MAX_RETRY_AFTER_MS)) throw failure;
-    await sleep(wait ?? backoff(attempt), req.signal);
+    const wait = retryDelay(failure, attempt, http.maxRetries, hinted);
+    if (wait === undefined) throw failure;
+    await sleep(wait, req.signal);
   }
 }
 
@@ -276,187 +222,33 @@ async function send(http: HttpSettings, req: HttpRequest, body: string): Promise
 
 function bodyError(http: HttpSettings, req: HttpRequest, err: unknown, requestId: string | undefined): unknown {
   if (req.signal?.aborted) return abortReason(req.signal);
-  return new StreamError(http.provider, `the response body broke: ${describe(err)}`, { cause: err, requestId });
+  return new StreamError(http.provider, `the response body broke: ${describeError(err)}`, { cause: err, requestId });
 }
 
-/** Builds a ProviderError from an error response, reading the common body shapes. */
+/** Builds a ProviderError from an error response, its body read by the adapter's reader. */
 async function errorFrom(
   http: HttpSettings,
   res: Response,
   signal: AbortSignal | undefined,
 ): Promise<{ error: ProviderError; retryDelay: number | undefined }> {
   const text = await readText(http, res, signal).catch(() => "");
-  let retryDelay: number | undefined;
-  let type: string | undefined;
-  let code: string | undefined;
-  let message: string | undefined;
-  let requestId = requestIdOf(res);
+  let details: ErrorDetails = {};
   try {
-    let json = JSON.parse(text) as unknown;
-    if (Array.isArray(json)) json = json[0];
-    const obj = json as Record<string, unknown>;
-    const e = (obj.error ?? obj) as Record<string, unknown>;
-    // Anthropic {type:"error", error:{type,message}}, OpenAI {error:{type,code,message}}, Google {error:{status,message}}
-    type = str(e.type) ?? str(e.status) ?? str(e.code);
-    // ... and FastAPI-style {detail: "..."} / {detail: {error: "..."}} (Tavily and many proxies)
-    const detail = obj.detail as unknown;
-    code = str(e.code);
-    message = str(e.message) ?? str(detail) ?? str((detail as Record<string, unknown> | undefined)?.error);
-    requestId ??= str(obj.request_id);
-    retryDelay = retryInfoDelay(e.details);
+    details = (http.readError ?? readCommonError)(JSON.parse(text));
   } catch {
-    // not JSON: use the text
+    // not JSON (or a shape the reader could not take): use the text
   }
-  const should = res.headers.get("x-should-retry");
-  // An exhausted quota is a 429 that no retry will clear (OpenAI's insufficient_quota).
-  const hopeless = type === "insufficient_quota" || code === "insufficient_quota";
-  const retryable = should === "true" ? true : should === "false" || hopeless ? false : RETRY_STATUS.has(res.status);
   const error = new ProviderError({
     provider: http.provider,
     status: res.status,
-    type,
-    message: message ?? (text.slice(0, 300) || res.statusText || "request failed"),
-    requestId,
-    retryable,
+    type: details.type,
+    message: details.message ?? (text.slice(0, 300) || res.statusText || "request failed"),
+    requestId: requestIdOf(res) ?? details.requestId,
+    retryable: isRetryableAnswer(res.status, res.headers, details.retryable),
   });
-  return { error, retryDelay };
-}
-
-/**
- * Google says when to retry in the body, not a header: error.details holds a
- * google.rpc.RetryInfo whose retryDelay is a Duration ("34.4s" or {seconds, nanos}). In ms.
- */
-export function retryInfoDelay(details: unknown): number | undefined {
-  if (!Array.isArray(details)) return undefined;
-  for (const d of details as Record<string, unknown>[]) {
-    if (typeof d?.["@type"] !== "string" || !d["@type"].endsWith("google.rpc.RetryInfo")) continue;
-    const v = d.retryDelay as unknown;
-    if (typeof v === "string") {
-      const m = /^(\d+(?:\.\d+)?)s$/.exec(v.trim());
-      if (m) return Math.round(Number(m[1]) * 1000);
-    } else if (typeof v === "object" && v !== null) {
-      const { seconds = 0, nanos = 0 } = v as { seconds?: unknown; nanos?: unknown };
-      const ms = Number(seconds) * 1000 + Number(nanos) / 1e6;
-      if (Number.isFinite(ms)) return Math.round(ms);
-    }
-  }
-  return undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined;
+  return { error, retryDelay: details.retryDelay };
 }
 
 function requestIdOf(res: Response): string | undefined {
   return res.headers.get("request-id") ?? res.headers.get("x-request-id") ?? undefined;
-}
-
-/** ms from retry-after-ms or retry-after (seconds or an HTTP date); undefined when absent or unreadable. */
-export function retryAfter(headers: Headers): number | undefined {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const h = headers.get("retry-after");
-  if (!h) return undefined;
-  const s = Number.parseFloat(h);
-  if (Number.isFinite(s) && s >= 0) return s * 1000;
-  const date = Date.parse(h);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
-}
-
-/** 0.5 s, 1 s, 2 s ... capped at 8 s, with up to 25% jitter down so clients spread out. */
-export function backoff(attempt: number): number {
-  return Math.min(8000, 500 * 2 ** attempt) * (1 - Math.random() * 0.25);
-}
-
-/** Waits `ms`, or rejects with the abort reason as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** An error as one line: its message, and its cause's (fetch hides the real reason there). */
-export function describe(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = (err as { cause?: unknown }).cause;
-    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
-  }
-  return String(err);
-}
-
-/** True in a browser page or browser worker (not in Node, Deno, Bun or workerd). */
-export function isBrowser(): boolean {
-  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown; navigator?: { userAgent?: string } };
-  return (typeof g.window === "object" && typeof g.document === "object") || typeof g.importScripts === "function";
-}
-
-/** Options every provider factory takes. */
-export interface ProviderOptions {
-  apiKey?: string;
-  model: string;
-  /** Includes the API version, e.g. https://api.anthropic.com/v1. */
-  baseURL?: string;
-  /** A fetch to use instead of the global one (proxies, tests, instrumentation). */
-  fetch?: FetchFn;
-  /** Extra headers sent with every request. */
-  headers?: Record<string, string>;
-  /** Retries on 408/409/429/5xx/529 and network errors. Default 2. */
-  maxRetries?: number;
-  /** ms without a byte on a stream before it fails. Default: no limit. */
-  idleTimeout?: number;
-  /** Allow sending a real API key from a browser to the vendor's own URL. */
-  dangerouslyAllowBrowser?: boolean;
-}
-
-/**
- * Resolves the HTTP settings for one request: the provider's options with the request's
- * overrides. Refuses to send a key from a browser to the vendor's own host unless allowed.
- */
-export function httpSettings(
-  provider: string,
-  options: ProviderOptions,
-  defaultBaseURL: string,
-  overrides: { maxRetries?: number; idleTimeout?: number },
-): HttpSettings {
-  if (options.apiKey && !options.dangerouslyAllowBrowser && isBrowser() && sameHost(options.baseURL ?? defaultBaseURL, defaultBaseURL)) {
-    throw new BrowserKeyError(provider);
-  }
-  const settings: HttpSettings = {
-    provider,
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    maxRetries: overrides.maxRetries ?? options.maxRetries ?? 2,
-    idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
-  };
-  if (options.apiKey) {
-    // The key stays registered while the options (the provider holding them) or these
-    // settings (a request in flight) are alive; keyOwners keeps the options alive as long
-    // as the settings are, for callers that pass a fresh options object per request.
-    registerSecret(options.apiKey, options);
-    keyOwners.set(settings, options);
-  }
-  return settings;
-}
-
-const keyOwners = new WeakMap<HttpSettings, ProviderOptions>();
-
-function sameHost(a: string, b: string): boolean {
-  try {
-    return new URL(a).host === new URL(b).host;
-  } catch {
-    return false;
-  }
-}
-
-/** baseURL without a trailing slash. */
-export function trimSlash(url: string): string {
-  return url.endsWith("/") ? url.slice(0, -1) : url;
 }

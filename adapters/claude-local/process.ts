@@ -3,7 +3,7 @@
 // lazily, so importing this never pulls a node: module into a browser or Worker bundle,
 // where RuntimeNotSupportedError is thrown instead).
 import { abortReason } from "../../src/errors.js";
-import { isBrowser } from "../../src/http.js";
+import { isBrowser } from "../../src/runtime.js";
 import { ClaudeCliError, RuntimeNotSupportedError, STDERR_TAIL } from "./errors.js";
 import type { Child, SpawnOptions, Spawner } from "./spawn.js";
 import { bunSpawner, type BunGlobal } from "./spawn-bun.js";

@@ -10,7 +10,9 @@
 import { abortReason, ConnectionError, isAbortError, ProviderError, StreamError } from "../../src/errors.js";
 import { errorCodeName, classify, failure, isObject, METHOD_NOT_FOUND, success, type JsonRpcId, type JsonRpcResponse } from "./jsonrpc.js";
 import { mediaType } from "./http.js";
-import { chunkReader, describe, readText, sleep, type FetchFn, type ReadSettings } from "../../src/http.js";
+import { chunkReader, readText, sleep, type ReadSettings } from "../../src/body.js";
+import { describeError as describe } from "../../src/describe-error.js";
+import type { FetchFn } from "../../src/http.js";
 
 /** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts chunkReader). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };

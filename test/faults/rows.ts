@@ -7,7 +7,7 @@ import { claude } from "../../adapters/claude.js";
 import { gemini } from "../../adapters/gemini.js";
 import { openai, openaiCompatible } from "../../adapters/openai.js";
 import type { Provider } from "../../src/index.js";
-import type { ProviderOptions } from "../../src/http.js";
+import type { ProviderOptions } from "../../src/provider-options.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";

@@ -3,7 +3,7 @@
 // field by field: text, tool calls and arguments, finish reason, usage, providerData.
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { retryInfoDelay } from "../../src/http.js";
+import { retryInfoDelay } from "../../adapters/gemini/errors.js";
 
 const retryDelayMs = (body: string): number | undefined => {
   const json = JSON.parse(body) as { error?: { details?: unknown } };
