@@ -2,7 +2,9 @@
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
 import { ProviderError } from "../src/errors.js";
-import { httpSettings, postJSON, postSSE, trimSlash, type ProviderOptions } from "../src/http.js";
+import { postJSON, postSSE } from "../src/http.js";
+import { httpSettings, trimSlash, type ProviderOptions } from "../src/provider-options.js";
+import { readGoogleError } from "./gemini/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
@@ -66,6 +68,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
     const http = httpSettings(NAME, options, DEFAULT_BASE_URL, {
       maxRetries: request.maxRetries,
       idleTimeout: request.idleTimeout,
+      readError: readGoogleError,
     });
     const headers: Record<string, string> = { ...options.headers };
     if (apiKey) headers["x-goog-api-key"] = apiKey;
