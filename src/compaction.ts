@@ -13,13 +13,11 @@ export interface CompactionOptions {
   /** Compact before a request whose input would pass this many tokens. */
   maxInputTokens: number;
   /** The newest messages kept whole (the cut moves further back to keep a call with its results). Default 4. */
-  keepRecent?: number;
+  keepRecent?: number | undefined;
 }
 
-const ASK =
-  "Summarise the conversation so far for your own later use: the user's requests, what was found out " +
-  "(tool results that still matter, with their figures), decisions made, and what is left to do. Reply with the summary only.";
-export const SUMMARY_HEADER = "Summary of the earlier conversation (older turns were compacted):\n";
+const ASK = "Summarise the conversation so far for your own later use: the user's requests, what was found (with figures), decisions, and what is left to do. Reply with the summary only.";
+export const SUMMARY_HEADER = "Summary of the earlier conversation:\n";
 
 export interface Compactor {
   /** The provider the loop calls: `inner`, noting each request's input tokens. */
@@ -32,12 +30,14 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
   const max = options.maxInputTokens;
   const keep = options.keepRecent ?? 4;
   if (!(max > 0) || !Number.isInteger(keep) || keep < 0) {
-    throw new InvalidOptionsError(`compaction needs maxInputTokens > 0 and a whole keepRecent >= 0, got ${String(max)} and ${String(keep)}`);
+    throw new InvalidOptionsError("compaction: maxInputTokens must be > 0 and keepRecent a whole number >= 0");
   }
-  // Tokens of the last request and the size of the history it carried: the next request's
-  // input is estimated from them, so compaction happens before a request passes the limit.
+  // Tokens of the last two requests and the sizes of the histories they carried: the next
+  // request's input is estimated from them, so compaction happens before a request passes the limit.
   let lastInput = 0;
   let sentSize = 0;
+  let prevInput = 0;
+  let prevSize = 0;
   return {
     provider: wrap(inner, async (request) => {
       const r = await inner.generate(request);
@@ -46,7 +46,9 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
     }),
     async compact(history, cfg, opts) {
       let size = JSON.stringify(history).length;
-      const rate = sentSize ? lastInput / sentSize : 0; // tokens per character of history
+      // Tokens per character of history: on average, or of what the last step added if that was
+      // more (a tool result can cost more per character on the wire than the history around it).
+      const rate = Math.max(sentSize ? lastInput / sentSize : 0, sentSize > prevSize ? (lastInput - prevInput) / (sentSize - prevSize) : 0);
       let usage = emptyUsage();
       // The kept part starts at an assistant message, so a call and its results stay together
       // and the summary (a user turn) is followed by the model's turn; the older part is cut
@@ -60,7 +62,7 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
         older -= lengths[--cut]!;
       }
       if (cut < 2) cut = first;
-      if (Math.max(rate * size, lastInput) > max && cut > 1) {
+      if (lastInput + rate * (size - sentSize) > max && cut > 1) {
         const r = await inner.generate({
           // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
           // cached prefix is reused), tools off.
@@ -76,6 +78,8 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
         usage = r.usage;
         opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
       }
+      prevInput = lastInput;
+      prevSize = sentSize;
       sentSize = size;
       return usage;
     },

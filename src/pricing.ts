@@ -22,10 +22,8 @@ export function usageCost(u: Usage, p: Pricing): number {
 
 /** The provider with `usage.cost` on every response (the loop sums it per run like the token counts). */
 export function priced(provider: Provider, p: Pricing): Provider {
-  for (const k of ["input", "output", "cacheRead", "cacheWrite"] as const) {
-    const v = p[k];
-    if (v === undefined && k.startsWith("cache")) continue;
-    if (typeof v !== "number" || !(v >= 0) || v === Infinity) throw new InvalidOptionsError(`pricing.${k} must be a non-negative number of USD per million tokens, got ${String(v)}`);
+  if (![p.input, p.output, p.cacheRead ?? 0, p.cacheWrite ?? 0].every((v) => typeof v == "number" && v >= 0 && v < Infinity)) {
+    throw new InvalidOptionsError("pricing: input, output (and cacheRead, cacheWrite) must be non-negative USD per million tokens");
   }
   return wrap(provider, async (request) => {
     const r = await provider.generate(request);

@@ -26,7 +26,7 @@ export interface TraceSpan {
 
 /** OpenTelemetry's Tracer shape (`trace.getTracer(name)` satisfies it). */
 export interface Tracer {
-  startSpan(name: string, options?: { kind?: number; attributes?: Record<string, AttributeValue> }, context?: TraceContext): TraceSpan;
+  startSpan(name: string, options?: { kind?: number | undefined; attributes?: Record<string, AttributeValue> }, context?: TraceContext): TraceSpan;
 }
 
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
@@ -56,38 +56,44 @@ export interface Tracing {
 export function tracing(tracer: Tracer, inner: Provider): Tracing {
   // The running invoke_agent span's context. A client runs one call at a time, so one slot is enough.
   let parent: TraceContext | undefined;
-  const base = (operation: string): Record<string, AttributeValue> => {
-    const a: Record<string, AttributeValue> = { "gen_ai.operation.name": operation, "gen_ai.provider.name": SEMCONV_NAMES[inner.name] ?? inner.name };
-    if (inner.model !== undefined) a["gen_ai.request.model"] = inner.model;
-    return a;
-  };
+  const providerName = (name: string) => SEMCONV_NAMES[name] ?? name;
   async function span<T>(name: string, attributes: Record<string, AttributeValue>, fn: (s: TraceSpan) => Promise<T>, kind?: number): Promise<T> {
-    const s = tracer.startSpan(name, kind === undefined ? { attributes } : { kind, attributes }, parent);
+    const s = tracer.startSpan(name, { kind, attributes }, parent);
     try {
       return await fn(s);
     } catch (err) {
-      const e = err instanceof Error ? err : String(err);
+      const e = err as Error;
       s.recordException(e);
-      s.setAttribute("error.type", String((err as { code?: unknown })?.code ?? (err as Error)?.name ?? "Error"));
-      s.setStatus({ code: ERROR, message: typeof e === "string" ? e : e.message });
+      s.setAttribute("error.type", String((e as { code?: unknown })?.code ?? e?.name));
+      s.setStatus({ code: ERROR, message: e?.message ?? String(e) });
       throw err;
     } finally {
       s.end();
     }
   }
-  const tokens = (s: TraceSpan, u: { inputTokens: number; outputTokens: number }) => {
+  const done = (s: TraceSpan, u: { inputTokens: number; outputTokens: number }) => {
     s.setAttribute("gen_ai.usage.input_tokens", u.inputTokens);
     s.setAttribute("gen_ai.usage.output_tokens", u.outputTokens);
   };
+  const base = (operation: string): Record<string, AttributeValue> => ({
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": providerName(inner.name),
+    ...(inner.model && { "gen_ai.request.model": inner.model }),
+  });
   return {
     provider: wrap(inner, (request) =>
-      span(`chat ${inner.model ?? inner.name}`, base("chat"), async (s) => {
-        const r = await inner.generate(request);
-        if (r.provider) s.setAttribute("gen_ai.provider.name", SEMCONV_NAMES[r.provider] ?? r.provider);
-        tokens(s, r.usage);
-        s.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
-        return r;
-      }, CLIENT),
+      span(
+        `chat ${inner.model ?? inner.name}`,
+        base("chat"),
+        async (s) => {
+          const r = await inner.generate(request);
+          if (r.provider) s.setAttribute("gen_ai.provider.name", providerName(r.provider));
+          done(s, r.usage);
+          s.setAttribute("gen_ai.response.finish_reasons", [r.finishReason]);
+          return r;
+        },
+        CLIENT,
+      ),
     ),
     tools: (tools) =>
       tools.map((t) => {
@@ -104,7 +110,7 @@ export function tracing(tracer: Tracer, inner: Provider): Tracing {
         parent = contextOf(new Map([[SPAN_KEY, s]]));
         try {
           const r = await fn();
-          tokens(s, r.usage);
+          done(s, r.usage);
           return r;
         } finally {
           parent = undefined;

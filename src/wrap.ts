@@ -3,6 +3,4 @@
 import type { Provider } from "./provider.js";
 
 /** A provider with `inner`'s name and model around another generate. */
-export function wrap(inner: Provider, generate: Provider["generate"]): Provider {
-  return inner.model === undefined ? { name: inner.name, generate } : { name: inner.name, model: inner.model, generate };
-}
+export const wrap = (inner: Provider, generate: Provider["generate"]): Provider => ({ name: inner.name, model: inner.model, generate });
