@@ -11,7 +11,8 @@ import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/pro
 import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./gemini/decode.js";
 import { appendContent, encodeRequest } from "./gemini/encode.js";
 import { checkToolSchemas } from "./gemini/schema-check.js";
-import { isRecord, type GenerateContentRequest, type GenerationConfig, type Part } from "./gemini/wire.js";
+import { isRecord } from "../src/values.js";
+import type { GenerateContentRequest, GenerationConfig, Part } from "./gemini/wire.js";
 
 const NAME = "gemini";
 const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";
@@ -20,7 +21,7 @@ const MALFORMED_REASKS = 2;
 
 export interface GeminiThinking {
   /** thinkingConfig.thinkingBudget: thought tokens (Gemini 2.5; 0 turns thinking off where allowed, -1 = dynamic). */
-  budget?: number;
+  budget?: number | undefined;
   /**
    * thinkingConfig.includeThoughts: the model returns summaries of its thinking, which a
    * stream reports as `reasoning-delta` events (never as answer text) and history keeps in
@@ -28,22 +29,23 @@ export interface GeminiThinking {
    * summaries are extra output the caller may not show, and a request without thinkingConfig
    * stays valid on models that do not think. Set true to show reasoning.
    */
-  includeThoughts?: boolean;
+  includeThoughts?: boolean | undefined;
   /** thinkingConfig.thinkingLevel (Gemini 3). */
-  level?: "minimal" | "low" | "medium" | "high";
+  level?: "minimal" | "low" | "medium" | "high" | undefined;
 }
 
+/** Optional fields accept `undefined` too (values from unset environment variables, exactOptionalPropertyTypes). */
 export interface GeminiOptions extends ProviderOptions {
   /** e.g. "gemini-2.5-flash", "gemini-3-pro-preview" (a "models/" prefix is accepted). */
   model: string;
   /** Default https://generativelanguage.googleapis.com/v1beta. */
-  baseURL?: string;
-  maxOutputTokens?: number;
-  temperature?: number;
-  topP?: number;
-  topK?: number;
-  stopSequences?: string[];
-  thinking?: GeminiThinking;
+  baseURL?: string | undefined;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  topK?: number | undefined;
+  stopSequences?: string[] | undefined;
+  thinking?: GeminiThinking | undefined;
 }
 
 /** What gemini() returns; JSON (and so logs) show only the name and model, never the key. */

@@ -19,7 +19,8 @@ import { ProviderError, StreamError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
 import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
-import { isRecord, type GeminiProviderValue, type Part, type UsageMetadata } from "./wire.js";
+import { finiteNumber, isRecord } from "../../src/values.js";
+import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 
 type DecodeMode = "stream" | "json";
 
@@ -263,7 +264,7 @@ export function mapFinishReason(raw: string | undefined, blockReason: string | u
  * the thoughts. Gemini reports no cache writes (implicit caching is free to fill).
  */
 export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
-  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const n = (v: unknown) => finiteNumber(v) ?? 0;
   const usage: Usage = {
     inputTokens: n(u?.promptTokenCount) + n(u?.toolUsePromptTokenCount),
     outputTokens: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount),

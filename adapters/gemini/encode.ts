@@ -15,16 +15,16 @@ import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
-import {
-  isRecord,
-  type Content,
-  type FunctionCallingConfig,
-  type FunctionResponse,
-  type GenerateContentRequest,
-  type GenerationConfig,
-  type GeminiProviderValue,
-  type Part,
-  type Tool,
+import { isRecord } from "../../src/values.js";
+import type {
+  Content,
+  FunctionCallingConfig,
+  FunctionResponse,
+  GenerateContentRequest,
+  GenerationConfig,
+  GeminiProviderValue,
+  Part,
+  Tool,
 } from "./wire.js";
 
 /**

@@ -23,7 +23,7 @@
 // such as ["string", "null"], `anyOf` / `oneOf` / `allOf`, boolean subschemas.
 import { UnsupportedSchemaError } from "../../src/errors.js";
 import type { ToolSpec } from "../../src/provider.js";
-import { isRecord } from "./wire.js";
+import { isRecord } from "../../src/values.js";
 
 const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];

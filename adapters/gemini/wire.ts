@@ -120,7 +120,3 @@ export interface GeminiProviderValue {
   groundingMetadata?: unknown;
   citationMetadata?: unknown;
 }
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
