@@ -19,6 +19,7 @@ import { ProviderError, StreamError } from "../../src/errors.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
 import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
+import { fnv1a36 } from "../../src/hash.js";
 import { finiteNumber, isRecord } from "../../src/values.js";
 import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 
@@ -248,7 +249,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
   };
 }
 
-export function mapFinishReason(raw: string | undefined, blockReason: string | undefined, hasCalls: boolean): FinishReason {
+function mapFinishReason(raw: string | undefined, blockReason: string | undefined, hasCalls: boolean): FinishReason {
   if (blockReason !== undefined) return "content-filter";
   if (raw === "STOP" || raw === undefined) return hasCalls ? "tool-calls" : raw === "STOP" ? "stop" : "other";
   if (raw === "MAX_TOKENS") return "length";
@@ -263,7 +264,7 @@ export function mapFinishReason(raw: string | undefined, blockReason: string | u
  * too. Thoughts are billed as output: outputTokens = candidates + thoughts, reasoningTokens
  * the thoughts. Gemini reports no cache writes (implicit caching is free to fill).
  */
-export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
+function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
   const n = (v: unknown) => finiteNumber(v) ?? 0;
   const usage: Usage = {
     inputTokens: n(u?.promptTokenCount) + n(u?.toolUsePromptTokenCount),
@@ -277,7 +278,7 @@ export function usageFrom(u: UsageMetadata | undefined, grounding?: Record<strin
 }
 
 /** `{error: {code, message, status}}` inside a stream (or a 200 body). */
-export function errorFromChunk(provider: string, error: unknown): ProviderError {
+function errorFromChunk(provider: string, error: unknown): ProviderError {
   const e = isRecord(error) ? error : {};
   const status = typeof e.code === "number" ? e.code : undefined;
   return new ProviderError({
@@ -296,11 +297,5 @@ export function errorFromChunk(provider: string, error: unknown): ProviderError 
  * new to the history (see deriveId).
  */
 function callId(responseId: string | undefined, index: number, name: string, args: string, salt: number): string {
-  let h = 0x811c9dc5;
-  const s = `${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return `call_${index}_${h.toString(36).padStart(7, "0")}`;
+  return `call_${index}_${fnv1a36(`${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`)}`;
 }
