@@ -1,12 +1,14 @@
 // createClient(): the conversation a user holds. It owns the history and the tool set;
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
+import { formatIssues } from "./issues.js";
+import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
 import { abortReason, InvalidOptionsError, InvalidToolError, StructuredOutputError, SuspendedError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
 import { pendingCalls, runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
-import { emptyUsage, type ContentPart, type Message } from "./messages.js";
+import type { ContentPart, Message } from "./messages.js";
 import type { Provider, ToolChoice } from "./provider.js";
 import { createSigner } from "./sign.js";
 import type { StopCondition } from "./stop.js";
@@ -14,7 +16,6 @@ import { applyDecisions, cancelPending, type Decision } from "./suspend.js";
 import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
-import type * as v from "valibot";
 import { priced, type Pricing } from "./pricing.js";
 import { tracing, type Tracer } from "./trace.js";
 import { compactor, type CompactionOptions } from "./compaction.js";
@@ -70,12 +71,6 @@ export interface CallOptions {
   /** Answers to the pending calls (client.pending); the run resumes with them. */
   decisions?: readonly Decision[] | undefined;
 }
-
-type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync
-  ? v.InferOutput<S>
-  : S extends { "~standard": { types?: { output: infer O } } }
-    ? O
-    : unknown;
 
 export interface Client {
   /** Replaces the whole tool set (never merges). Throws synchronously on a bad set. */
@@ -167,14 +162,7 @@ export function createClient(options: ClientOptions): Client {
       cancelPending(history);
       history.push(checkMessage({ role: "user", content: prompt }, "prompt"));
     }
-    const waiting = pendingCalls(history);
-    let r: RunResult;
-    if (waiting.length) {
-      // Still waiting: no request is made (a pending result must never reach a provider).
-      r = { status: "suspended", pending: waiting, text: "", steps: 0, usage: emptyUsage(), toolCalls: 0, toolFailures: 0 };
-      opts.onEvent?.({ type: "suspended", pending: waiting });
-      opts.onEvent?.({ type: "finish", ...r });
-    } else r = await (traces ? traces.run(() => runLoop(history, cfg, opts)) : runLoop(history, cfg, opts));
+    const r = await (traces ? traces.run(() => runLoop(history, cfg, opts)) : runLoop(history, cfg, opts));
     lastRun = r;
     return r;
   };
@@ -241,7 +229,7 @@ export function createClient(options: ClientOptions): Client {
         let c = await check(r.text);
         if (c.ok) return c.value as never;
         // One re-ask with the issues, then give up with what the model said.
-        const issues = c.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
+        const issues = formatIssues(c.issues);
         const reask =
           `Your answer did not match the required JSON schema (${issues}). ` +
           `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
@@ -249,7 +237,7 @@ export function createClient(options: ClientOptions): Client {
         c = await check(r.text);
         if (c.ok) return c.value as never;
         throw new StructuredOutputError(
-          `the answer did not match the schema after one re-ask: ${c.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          `the answer did not match the schema after one re-ask: ${formatIssues(c.issues)}`,
           r.text,
           c.issues,
         );

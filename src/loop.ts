@@ -5,7 +5,7 @@ import { abortReason, MaxStepsError } from "./errors.js";
 import { executeCalls, type ExecutedCall, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
-import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
+import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type PendingState, type ToolCall, type ToolResult, type Usage } from "./messages.js";
 import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider, ToolChoice } from "./provider.js";
 import { createRegistry, type Registry } from "./registry.js";
 import type { Signer } from "./sign.js";
@@ -113,6 +113,9 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     return r;
   };
   let stop = false;
+  // Still waiting: no request is made (a pending result must never reach a provider).
+  const waiting = pendingCalls(history);
+  if (waiting.length) return finish("", 0, waiting);
 
   for (let step = 1; ; step++) {
     const last = stop || step > cfg.maxSteps;
@@ -196,23 +199,37 @@ export async function signPending(calls: readonly ToolCall[], results: readonly 
   return any;
 }
 
+/** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
+export interface Waiting {
+  call: ToolCall;
+  result: ToolResult & { pending: PendingState };
+  at: number;
+}
+
+export function waitingCalls(history: readonly Message[]): Waiting[] {
+  const out: Waiting[] = [];
+  history.forEach((m, at) => {
+    const prev = history[at - 1];
+    if (m.role !== "tool" || prev?.role !== "assistant") return;
+    for (const result of m.results) {
+      const call = result.pending && prev.toolCalls?.find((c) => c.id === result.callId);
+      if (call) out.push({ call, result: result as Waiting["result"], at });
+    }
+  });
+  return out;
+}
+
 /** The calls in history that wait for a decision, in call order. */
 export function pendingCalls(history: readonly Message[]): PendingCall[] {
-  const out: PendingCall[] = [];
-  for (let i = 1; i < history.length; i++) {
-    const m = history[i]!;
-    const prev = history[i - 1]!;
-    if (m.role !== "tool" || prev.role !== "assistant") continue;
-    for (const r of m.results) {
-      const call = r.pending && prev.toolCalls?.find((c) => c.id === r.callId);
-      if (!call) continue;
-      const p: PendingCall = { callId: r.callId, name: r.name, input: tryParse(call.arguments), arguments: call.arguments, kind: r.pending!.kind };
-      if (r.pending!.message !== undefined) p.message = r.pending!.message;
-      if (r.pending!.schema !== undefined) p.schema = r.pending!.schema;
-      out.push(p);
-    }
-  }
-  return out;
+  return waitingCalls(history).map(({ call, result: { name, pending } }) => ({
+    callId: call.id,
+    name,
+    input: tryParse(call.arguments),
+    arguments: call.arguments,
+    kind: pending.kind,
+    ...(pending.message !== undefined && { message: pending.message }),
+    ...(pending.schema !== undefined && { schema: pending.schema }),
+  }));
 }
 
 /**

@@ -2,10 +2,10 @@
 // results wait (`pending`). Decisions are checked as one batch before anything is applied, so
 // a bad batch changes nothing; then they become real results, in call order, and the loop
 // goes on. A new prompt instead answers every waiting call "cancelled: no decision".
-import { InvalidDecisionError, isToolloopError } from "./errors.js";
-import { executeCalls, type ExecutedCall, type Resumed } from "./execute.js";
+import { InvalidDecisionError } from "./errors.js";
+import { executeCalls, type Resumed } from "./execute.js";
 import { checkParts } from "./history.js";
-import { plainResult, signPending, type LoopConfig, type RunOptions } from "./loop.js";
+import { plainResult, signPending, waitingCalls, type LoopConfig, type RunOptions } from "./loop.js";
 import { renderParts, type AssistantMessage, type ContentPart, type Message, type ToolCall, type ToolResult } from "./messages.js";
 import { toolInput } from "./tool.js";
 
@@ -16,22 +16,12 @@ export type Decision =
   | { callId: string; answer: unknown }
   | { callId: string; output: string | { content: ContentPart[] } };
 
-const CANCELLED = '{"error":"cancelled: no decision"}';
-
 /** Answers every waiting call as cancelled (a new prompt came instead of decisions). */
 export function cancelPending(history: Message[]): void {
-  for (const m of history) {
-    if (m.role === "tool" && m.results.some((r) => r.pending)) {
-      m.results = m.results.map((r) => (r.pending ? { callId: r.callId, name: r.name, output: CANCELLED, isError: true } : r));
-    }
+  for (const { result } of waitingCalls(history)) {
+    delete (result as ToolResult).pending;
+    Object.assign(result, { output: '{"error":"cancelled: no decision"}', isError: true });
   }
-}
-
-interface Open {
-  call: ToolCall;
-  result: ToolResult;
-  /** Index of the tool message in history. */
-  at: number;
 }
 
 /**
@@ -40,116 +30,78 @@ interface Open {
  * results. Throws InvalidDecisionError, with history untouched, if any decision is refused.
  */
 export async function applyDecisions(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions): Promise<void> {
-  if (!Array.isArray(decisions)) throw new InvalidDecisionError("decisions must be an array of { callId, ... }");
-  const open = new Map<string, Open>();
-  history.forEach((m, at) => {
-    const prev = history[at - 1];
-    if (m.role !== "tool" || prev?.role !== "assistant") return;
-    for (const result of m.results) {
-      const call = result.pending && prev.toolCalls?.find((c) => c.id === result.callId);
-      if (call) open.set(call.id, { call, result, at });
-    }
-  });
+  if (!Array.isArray(decisions)) throw new InvalidDecisionError("decisions must be an array");
+  const open = new Map(waitingCalls(history).map((w) => [w.call.id, w]));
+  const done = new Map<string, ToolResult>();
+  const resumed = new Map<string, Resumed>();
+  const runs: ToolCall[] = [];
 
   // 1. Every decision is checked before any is applied.
-  const done = new Map<string, ToolResult>();
-  const toRun: ToolCall[] = [];
-  const resumed = new Map<string, Resumed>();
-  const edited = new Map<string, string>();
-  for (const raw of decisions) {
-    const d = raw as Record<string, unknown> | null;
-    const id = d?.callId;
+  for (const d of decisions as Record<string, unknown>[]) {
+    const id = d?.callId as string;
     const refuse = (why: string): never => {
-      throw new InvalidDecisionError(`decision for ${JSON.stringify(id)}: ${why}`, typeof id === "string" ? id : undefined);
+      throw new InvalidDecisionError(`decision for ${JSON.stringify(id)}: ${why}`, id);
     };
-    const o = typeof id === "string" ? open.get(id) : undefined;
-    if (!o) refuse("no call waits for it (unknown, or already answered)");
-    if (done.has(o!.call.id) || resumed.has(o!.call.id)) refuse("the batch decides this call twice");
-    const { call, result } = o!;
-    const state = result.pending!;
-    if (cfg.sign && !same(state.signature, await cfg.sign(call, state))) refuse("the pending call is unsigned, was changed, or was signed with another secret");
-    const name = result.name;
-    switch (state.kind) {
-      case "approval":
-        if (typeof d!.approved !== "boolean") refuse('an approval takes { callId, approved: true, input? } or { callId, approved: false, reason? }');
-        if (d!.approved === false) {
-          const reason = d!.reason === undefined ? "" : `: ${String(d!.reason)}`;
-          done.set(call.id, { callId: call.id, name, output: JSON.stringify({ error: `denied${reason}` }), isError: true });
-          break;
+    const w = open.get(id) ?? refuse("no call waits for it (unknown, or already answered)");
+    if (done.has(id) || resumed.has(id)) refuse("decided twice in one batch");
+    const { call, result } = w;
+    const { kind, answers, approved } = result.pending;
+    if (cfg.sign && !same(result.pending.signature, await cfg.sign(call, result.pending))) refuse("the call is unsigned, changed, or signed with another secret");
+    const answer = (r: Omit<ToolResult, "callId" | "name">) => done.set(id, { callId: id, name: result.name, ...r });
+    if (kind === "external") {
+      const out = d.output as { content?: unknown } | string;
+      if (typeof out === "string") answer({ output: out, isError: false });
+      else {
+        let content: ContentPart[] = [];
+        try {
+          content = checkParts(out?.content as unknown[], "output.content");
+        } catch (err) {
+          refuse(`an external tool's output is a string or { content: ContentPart[] } (${(err as Error).message})`);
         }
-        if (d!.input !== undefined) {
-          const args = JSON.stringify(d!.input);
-          const tool = cfg.registry.tools.get(name);
-          try {
-            if (tool) await toolInput(tool, args);
-            else if (typeof d!.input !== "object" || d!.input === null || Array.isArray(d!.input)) throw new Error("the input must be a JSON object");
-          } catch (err) {
-            refuse(`the edited input ${isToolloopError(err, "failed_unmarshal_input") ? "" : "is invalid: "}${(err as Error).message}`);
-          }
-          edited.set(call.id, args);
-        }
-        resumed.set(call.id, { approved: true });
-        toRun.push(edited.has(call.id) ? { ...call, arguments: edited.get(call.id)! } : call);
-        break;
-      case "input":
-        if (!("answer" in d!)) refuse("a requested input takes { callId, answer }");
-        resumed.set(call.id, { approved: state.approved, answers: [...(state.answers ?? []), d!.answer] });
-        toRun.push(call);
-        break;
-      case "external": {
-        const out = d!.output;
-        let r: ToolResult;
-        if (typeof out === "string") r = { callId: call.id, name, output: out, isError: false };
-        else {
-          const content = (out as { content?: unknown } | null)?.content;
-          if (!Array.isArray(content)) refuse("an external tool's output is a string or { content: ContentPart[] }");
-          let parts: ContentPart[] = [];
-          try {
-            parts = checkParts(content as unknown[], "output.content");
-          } catch (err) {
-            refuse((err as Error).message);
-          }
-          r = { callId: call.id, name, output: renderParts(parts), isError: false, content: parts };
-        }
-        done.set(call.id, r);
-        break;
+        answer({ output: renderParts(content), isError: false, content });
       }
+    } else if (kind === "input") {
+      if (!("answer" in d)) refuse("a requested input takes { callId, answer }");
+      resumed.set(id, { approved, answers: [...(answers ?? []), d.answer] });
+      runs.push(call);
+    } else if (d.approved === false) {
+      answer({ output: JSON.stringify({ error: d.reason === undefined ? "denied" : `denied: ${d.reason}` }), isError: true });
+    } else {
+      if (d.approved !== true) refuse("an approval takes { callId, approved: true, input? } or { callId, approved: false, reason? }");
+      let args = call.arguments;
+      if (d.input !== undefined) {
+        args = JSON.stringify(d.input);
+        const tool = cfg.registry.tools.get(result.name);
+        // Edited input is checked like the model's: against the tool's schema.
+        if (tool) await toolInput(tool, args).catch((err: Error) => refuse(`the edited input ${err.message}`));
+      }
+      resumed.set(id, { approved: true });
+      runs.push({ ...call, arguments: args });
     }
   }
 
   // 2. Answered handlers run again first: an answer that fails the schema its handler asks
   //    with refuses the batch before any other handler runs or anything is written.
-  const execute = (calls: ToolCall[]) =>
-    executeCalls(calls, {
-      registry: cfg.registry,
-      parallel: cfg.parallel,
-      maxParallel: cfg.maxParallel,
-      maxToolOutput: cfg.maxToolOutput,
-      logger: cfg.logger,
-      signal: opts.signal,
-      resumed,
-    });
-  const answered = toRun.filter((c) => resumed.get(c.id)!.answers);
-  const ran: ExecutedCall[] = await execute(answered);
+  const run = (answered: boolean) =>
+    executeCalls(
+      runs.filter((c) => !!resumed.get(c.id)!.answers === answered),
+      { ...cfg, signal: opts.signal, resumed },
+    );
+  const ran = await run(true);
   const bad = ran.find((r) => r.badAnswer !== undefined);
   if (bad) throw new InvalidDecisionError(`decision for "${bad.callId}": the answer does not match the schema (${bad.badAnswer})`, bad.callId);
-  ran.push(...(await execute(toRun.filter((c) => !resumed.get(c.id)!.answers))));
-  for (const r of ran) done.set(r.callId, plainResult(r));
+  for (const r of [...ran, ...(await run(false))]) done.set(r.callId, plainResult(r));
 
-  // 3. Applied: results replace the pending ones in place (call order), edited input becomes the call.
-  const touched = new Set<number>();
-  for (const id of done.keys()) touched.add(open.get(id)!.at);
-  for (const at of touched) {
+  // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.
+  for (const at of new Set([...done.keys()].map((id) => open.get(id)!.at))) {
     const assistant = history[at - 1] as AssistantMessage;
-    if (edited.size) assistant.toolCalls = assistant.toolCalls!.map((c) => (edited.has(c.id) ? { ...c, arguments: edited.get(c.id)! } : c));
+    assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
     const results = (history[at] as { results: ToolResult[] }).results.map((r) => done.get(r.callId) ?? r);
-    await signPending(assistant.toolCalls!, results, cfg.sign);
+    await signPending(assistant.toolCalls, results, cfg.sign);
     history[at] = { role: "tool", results };
-    if (opts.onEvent) {
-      for (const r of results) {
-        if (done.has(r.callId) && !r.pending) {
-          opts.onEvent({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.isError ? "error" : "ok", ...(r.content ? { content: r.content } : {}) });
-        }
+    for (const r of results) {
+      if (done.has(r.callId) && !r.pending) {
+        opts.onEvent?.({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.isError ? "error" : "ok", ...(r.content && { content: r.content }) });
       }
     }
   }
@@ -157,8 +109,7 @@ export async function applyDecisions(history: Message[], decisions: readonly Dec
 
 /** Compares two signatures without stopping at the first difference. */
 function same(a: string | undefined, b: string): boolean {
-  if (typeof a !== "string" || a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  let diff = a?.length === b.length ? 0 : 1;
+  for (let i = 0; i < b.length; i++) diff |= (a?.charCodeAt(i) ?? 0) ^ b.charCodeAt(i);
   return diff === 0;
 }
