@@ -38,6 +38,14 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
   let sentSize = 0;
   let prevInput = 0;
   let prevSize = 0;
+  // Each message's JSON length, measured once: the estimate then costs an addition per message.
+  const measured = new WeakMap<Message, number>();
+  const measure = (m: Message) => {
+    let n = measured.get(m);
+    if (n === undefined) measured.set(m, (n = JSON.stringify(m).length + 1));
+    return n;
+  };
+  const sizeOf = (h: Message[]) => h.reduce((a, m) => a + measure(m), 0);
   return {
     provider: wrap(inner, async (request) => {
       const r = await inner.generate(request);
@@ -45,38 +53,40 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
       return r;
     }),
     async compact(history, cfg, opts) {
-      let size = JSON.stringify(history).length;
+      let size = sizeOf(history);
       // Tokens per character of history: on average, or of what the last step added if that was
       // more (a tool result can cost more per character on the wire than the history around it).
       const rate = Math.max(sentSize ? lastInput / sentSize : 0, sentSize > prevSize ? (lastInput - prevInput) / (sentSize - prevSize) : 0);
       let usage = emptyUsage();
-      // The kept part starts at an assistant message, so a call and its results stay together
-      // and the summary (a user turn) is followed by the model's turn; the older part is cut
-      // short enough that the summary request itself stays under the limit.
-      const lengths = history.map((m) => JSON.stringify(m).length + 1);
-      let cut = history.length - keep;
-      let older = lengths.slice(0, Math.max(cut, 0)).reduce((a, b) => a + b, 0);
-      let first = 0; // the newest possible cut, used when no cut gets the summary request under the limit
-      while (cut > 0 && (history[cut]?.role !== "assistant" || rate * (older + ASK.length) > max)) {
-        if (!first && history[cut]?.role === "assistant") first = cut;
-        older -= lengths[--cut]!;
-      }
-      if (cut < 2) cut = first;
-      if (lastInput + rate * (size - sentSize) > max && cut > 1) {
-        const r = await inner.generate({
-          // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
-          // cached prefix is reused), tools off.
-          ...(cfg.system === undefined ? {} : { system: cfg.system }),
-          messages: [...history.slice(0, cut), { role: "user", content: ASK }],
-          tools: cfg.registry.specs,
-          webSearch: cfg.registry.webSearch,
-          toolChoice: "none",
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        });
-        history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
-        size = JSON.stringify(history).length;
-        usage = r.usage;
-        opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
+      if (lastInput + rate * (size - sentSize) > max) {
+        // The kept part starts at an assistant message, so a call and its results stay together
+        // and the summary (a user turn) is followed by the model's turn; the older part is cut
+        // short enough that the summary request itself stays under the limit.
+        const lengths = history.map(measure);
+        let cut = history.length - keep;
+        let older = lengths.slice(0, Math.max(cut, 0)).reduce((a, b) => a + b, 0);
+        let first = 0; // the newest possible cut, used when no cut gets the summary request under the limit
+        while (cut > 0 && (history[cut]?.role !== "assistant" || rate * (older + ASK.length) > max)) {
+          if (!first && history[cut]?.role === "assistant") first = cut;
+          older -= lengths[--cut]!;
+        }
+        if (cut < 2) cut = first;
+        if (cut > 1) {
+          const r = await inner.generate({
+            // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
+            // cached prefix is reused), tools off.
+            ...(cfg.system === undefined ? {} : { system: cfg.system }),
+            messages: [...history.slice(0, cut), { role: "user", content: ASK }],
+            tools: cfg.registry.specs,
+            webSearch: cfg.registry.webSearch,
+            toolChoice: "none",
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          });
+          history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
+          size = sizeOf(history);
+          usage = r.usage;
+          opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
+        }
       }
       prevInput = lastInput;
       prevSize = sentSize;
