@@ -59,7 +59,8 @@ describe("examples/deno/main.ts in Deno", () => {
       expect(results[0]).toMatchObject({ type: "tool_result", content: "Meeting moved to Friday." });
       // A path outside the folder comes back as an error result, never as a read.
       expect(results[1].is_error).toBe(true);
-      expect(mock.requests[0]!.body.messages[0].content).toEqual([{ type: "text", text: "When is the meeting?" }]);
+      // (Claude's prompt caching may add a cache_control breakpoint to the newest message.)
+      expect(mock.requests[0]!.body.messages[0].content).toMatchObject([{ type: "text", text: "When is the meeting?" }]);
     } finally {
       await mock.close();
     }
