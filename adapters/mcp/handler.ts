@@ -1,7 +1,8 @@
 // mcpHandler(): a toolloop tool set served as an MCP server over Streamable HTTP, as one
 // web-standard function (Request in, Response out) that any runtime can mount: Workers,
-// Deno.serve, Bun.serve, a Node http bridge. Stateless: no session ids, no server-initiated
-// stream (GET/DELETE answer 405), every POST carries everything needed to answer it. Each
+// Deno.serve, Bun.serve, a Node http bridge. Stateless: no server-initiated stream (GET/DELETE
+// answer 405), every POST carries everything needed to answer it (the one session id issued,
+// to 2025-era clients that can elicit, only records that fact: see ask-stream.ts). Each
 // request picks its era: one whose params._meta names 2026-07-28 is served by that revision
 // (envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
@@ -9,6 +10,7 @@ import { silentLogger } from "../../src/log.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
 import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
+import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { classifyEra } from "./envelope.js";
 import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
@@ -20,6 +22,16 @@ export interface McpHandlerOptions extends ServerOptions {
    * 403; requests without one (servers, CLIs, desktop apps) are always served.
    */
   allowedOrigins?: readonly string[] | undefined;
+  /**
+   * Lets a tool's ctx.requestInput reach 2025-06-18 / 2025-11-25 clients that declared
+   * elicitation: the call's response becomes an event stream carrying elicitation/create,
+   * and the client POSTs the answer back. That answer must reach this same handler instance
+   * while the call waits: fine for one Node/Deno/Bun process or a Durable Object, not for
+   * stateless Workers (a promise cannot be settled from another request there). Off by
+   * default: such a call then ends in a tool error. 2026-07-28 clients need none of this
+   * (their questions travel in the results).
+   */
+  legacyElicitation?: boolean;
   /** Return false to refuse the request with 401 and `WWW-Authenticate: Bearer`. */
   authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
 }
@@ -33,6 +45,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
   const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;
   const logger = options.logger ?? silentLogger;
   const authorize = options.authorize;
+  const asks = options.legacyElicitation === true ? createClientAsks() : undefined;
 
   async function handle(request: Request): Promise<Response> {
     // 1. Origin before anything else: a refused origin learns nothing, not even "401".
@@ -128,8 +141,25 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     } else {
       const c = classify(body);
       if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
+      // The client answering one of our elicitation questions (see ask-stream.ts).
+      if (c.kind === "response") {
+        asks?.settle(c.message); // ours or not, a response needs no answer
+        return emptyResponse(202, cors);
+      }
+      const session = request.headers.get("mcp-session-id");
+      if (asks && c.kind === "request" && c.message.method === "tools/call" && session?.startsWith(ELICITING_SESSION) && acceptedTypes(request.headers.get("accept")).includes("text/event-stream")) {
+        const message = c.message;
+        return asks.serve((ask) => dispatch(message, { ...ctx, ask }), request.signal, cors, (r) =>
+          format === "sse" ? new Response(sseEvent(r), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } }) : jsonResponse(200, r, cors),
+        );
+      }
       const r = await answer(dispatch, body, ctx, false);
       responses = r ? [r] : [];
+      // A client that can be asked (elicitation) is told so in the one place a stateless server
+      // can keep it: the session id it will send back. Nothing is stored.
+      if (asks && c.kind === "request" && c.message.method === "initialize" && r && "result" in r && canElicit(c.message.params)) {
+        cors = { ...cors, "mcp-session-id": `${ELICITING_SESSION}${crypto.randomUUID()}` };
+      }
     }
 
     // Notifications and responses only: accepted, nothing to say.
@@ -152,6 +182,10 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       return errorResponse(500, failure(null, INTERNAL_ERROR, "Internal error"));
     }
   };
+}
+
+function canElicit(params: unknown): boolean {
+  return isObject(params) && isObject(params.capabilities) && isObject(params.capabilities.elicitation);
 }
 
 /** The response for one message: undefined for notifications and client responses. */

@@ -4,9 +4,11 @@
 // user and calls again with inputResponses, and the handler runs again from the start,
 // where requestInput now returns the answers in call order. Nothing is stored on the
 // server: requestState carries the answers of earlier rounds (the client's own words, so
-// a client that edits it learns nothing it could not have said directly). Without a way to
-// ask (an older revision, or a client without the elicitation capability) the call ends in
-// a tool error that says why.
+// a client that edits it learns nothing it could not have said directly). On 2025-06-18 and
+// 2025-11-25 a client that declared elicitation at initialize is asked with an
+// elicitation/create request on the call's own event stream (`ask`). Without a way to ask
+// (2025-03-26 and older, or a client without the elicitation capability) the call ends in a
+// tool error that says why.
 import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../src/schema.js";
 import type { InputRequest } from "../../src/tool.js";
 import { isObject } from "./jsonrpc.js";
@@ -31,7 +33,10 @@ export interface InputBridge {
 /** The elicitation schema wraps a non-object answer in one property of this name. */
 const WRAPPED = "answer";
 
-export function createInputBridge(round: InputRound | undefined, canElicit: boolean): InputBridge {
+/** Sends a request to the client on the call's stream and resolves with its result (2025-era elicitation). */
+export type AskClient = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+export function createInputBridge(round: InputRound | undefined, canElicit: boolean, ask?: { send: AskClient; withMode: boolean }): InputBridge {
   const answers = round ? readState(round.state) : [];
   // The newest round's answer arrives under the key of the question we asked last.
   if (round) {
@@ -45,6 +50,11 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
       const i = index++;
       const form = elicitationSchema(request.schema);
       if (i < answers.length) return Promise.resolve().then(() => readAnswer(answers[i], form, request.message));
+      if (ask) {
+        const params: Record<string, unknown> = { message: request.message, requestedSchema: form.schema };
+        if (ask.withMode) params.mode = "form";
+        return ask.send("elicitation/create", params).then((result) => readAnswer(result, form, request.message));
+      }
       pending = { request, index: i };
       suspend();
       return new Promise<never>(() => {});
@@ -53,7 +63,9 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
       if (!pending) return { kind: "refused", message: "the tool suspended without a question" };
       const { request, index: i } = pending;
       if (!round || !canElicit) {
-        const why = round ? "this client does not declare the elicitation capability" : "answering needs MCP 2026-07-28 (multi round-trip input)";
+        const why = round
+          ? "this client does not declare the elicitation capability"
+          : "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
         return { kind: "refused", message: `The tool needs input from the user ("${request.message}"), but ${why}.` };
       }
       const form = elicitationSchema(request.schema);

@@ -13,7 +13,7 @@ import { jsonSchemaValidator } from "../../src/json-schema.js";
 import type { ValidateFn } from "../../src/schema.js";
 import type { Tool } from "../../src/tool.js";
 import { toMcpContent } from "./content.js";
-import { createInputBridge, type InputRound } from "./input.js";
+import { createInputBridge, type AskClient, type InputRound } from "./input.js";
 import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
 
@@ -51,6 +51,8 @@ export interface CallContext {
   signal: AbortSignal;
   /** The client's capabilities when this request states them (every 2026-07-28 request does). */
   clientCapabilities?: Record<string, unknown>;
+  /** 2025-era only: a request to the client on this call's event stream (set when the client can elicit). */
+  ask?: AskClient;
 }
 
 export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonRpcResponse>;
@@ -129,7 +131,8 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     const round: InputRound | undefined = modern
       ? { responses: isObject(params.inputResponses) ? params.inputResponses : {}, state: typeof params.requestState === "string" ? params.requestState : undefined }
       : undefined;
-    const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation));
+    const legacyAsk = !modern && ctx.ask && ctx.version >= "2025-06-18" ? { send: ctx.ask, withMode: ctx.version >= "2025-11-25" } : undefined;
+    const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation), legacyAsk);
 
     logger.info("mcp tool call", { tool: name });
     const outcome = await invokeTool(tool, JSON.stringify(args), { callId: String(req.id), logger, signal: ctx.signal, requestInput: bridge.requestInput });

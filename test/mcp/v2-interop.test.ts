@@ -10,7 +10,8 @@ import { booking, picture } from "./fixtures/input-tools.js";
 import { allTools } from "./fixtures/tools.js";
 import { v2Handler } from "./fixtures/v2-server.js";
 import { serveHandler } from "./helpers.js";
-import { ctx, mcpToolsSuite, v2ClientSuite } from "./v2-suites.js";
+import { ctx, mcpToolsSuite, v2Client, v2ClientSuite } from "./v2-suites.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 type Served = Awaited<ReturnType<typeof serveHandler>>;
 
@@ -21,6 +22,50 @@ describe("v2 SDK Client ↔ mcpHandler (Node)", () => {
   });
   afterAll(() => served?.close());
   v2ClientSuite(() => served.url);
+});
+
+describe("mcpHandler({ legacyElicitation }) ↔ v2 SDK Client on 2025-11-25 (Node)", () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serveHandler(mcpHandler({ name: "toolloop-server", version: "1.0.0", tools: [booking], legacyElicitation: true }));
+  });
+  afterAll(() => served?.close());
+
+  it("asks each requestInput question with elicitation/create on the call's stream and takes the posted answers", async () => {
+    const asked: string[] = [];
+    const client = await v2Client(served.url, "legacy", (message) => {
+      asked.push(message);
+      return message === "Which city?" ? { answer: "Lima" } : { confirm: true };
+    });
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      const r = await client.callTool({ name: "Book_Trip", arguments: { nights: 2 } });
+      expect(r.content).toEqual([{ type: "text", text: "booked 2 nights in Lima" }]);
+      expect(asked).toEqual(["Which city?", "Book 2 nights in Lima?"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a declined question is a tool error; a client without elicitation gets one without being asked", async () => {
+    const declining = await v2Client(served.url, "legacy");
+    try {
+      const r = await declining.callTool({ name: "Book_Trip", arguments: { nights: 2 } });
+      expect(r.isError).toBe(true);
+      expect((r.content as { text: string }[])[0]!.text).toMatch(/did not answer "Which city\?" \(decline\)/);
+    } finally {
+      await declining.close();
+    }
+    const plain = new Client({ name: "no-elicitation", version: "1" }, { versionNegotiation: { mode: "legacy" } });
+    await plain.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    try {
+      const r = await plain.callTool({ name: "Book_Trip", arguments: { nights: 2 } });
+      expect(r.isError).toBe(true);
+      expect((r.content as { text: string }[])[0]!.text).toMatch(/needs input from the user/);
+    } finally {
+      await plain.close();
+    }
+  });
 });
 
 describe("mcpTools ↔ v2 SDK createMcpHandler (Node)", () => {
