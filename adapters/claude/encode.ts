@@ -66,7 +66,7 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
 }
 
 /** The neutral toolChoice → tool_choice: "required" is Claude's "any", a name its "tool". */
-export function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> {
+function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> {
   if (choice === undefined || choice === "auto") return { type: "auto" };
   if (choice === "none") return { type: "none" };
   // The API answers a forced tool with thinking on with a 400; say so before sending.
@@ -186,7 +186,7 @@ const WIRE_ID = /^[a-zA-Z0-9_-]+$/;
  * share one) and an unchanged prefix keeps its ids from request to request (prompt
  * caching); a result takes the id of the latest call it answers, the one just before it.
  */
-export class WireIds {
+class WireIds {
   private readonly used = new Set<string>();
   private readonly latest = new Map<string, string>();
 
