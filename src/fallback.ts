@@ -24,9 +24,9 @@ export function shouldFallBack(err: unknown): boolean {
 }
 
 /**
- * `name` lists the providers ("fallback(claude,openai)"), `model` is the primary's; tools are
- * supported only if every provider supports them, and checkTools asks every provider, since any
- * of them may be the one that gets the request. The answering provider is named in
+ * `name` lists the providers ("fallback(claude,openai)"), `model` is the primary's; tools (and
+ * native web search) are supported only if every provider supports them, and checkTools asks
+ * every provider, since any of them may be the one that gets the request. The answering provider is named in
  * `ModelResponse.provider` (and so in the step-finish event).
  */
 export function fallback(providers: readonly Provider[]): Provider {
@@ -37,6 +37,7 @@ export function fallback(providers: readonly Provider[]): Provider {
   const p: Provider = {
     name: `fallback(${list.map((x) => x.name).join(",")})`,
     supportsTools: list.every((x) => x.supportsTools !== false),
+    supportsWebSearch: list.every((x) => x.supportsWebSearch !== false),
     checkTools(tools: readonly ToolSpec[]) {
       for (const x of list) x.checkTools?.(tools);
     },

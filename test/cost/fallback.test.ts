@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
 import { openai } from "../../adapters/openai.js";
 import { gemini } from "../../adapters/gemini.js";
-import { createClient, fallback, tool, type Message, type Provider, type StreamEvent } from "../../src/index.js";
+import { createClient, fallback, tool, webSearch, type Message, type Provider, type StreamEvent } from "../../src/index.js";
 import { isToolloopError, ProviderError } from "../../src/errors.js";
 import { shouldFallBack } from "../../src/fallback.js";
 import { scriptedProvider } from "../../src/testing.js";
@@ -207,6 +207,9 @@ describe("fallback() as a Provider", () => {
     const noTools = fallback([p("a"), p("local", { supportsTools: false })]);
     expect(noTools.supportsTools).toBe(false);
     expect(() => createClient({ provider: noTools, tools: [getWeather] })).toThrow(/tools/i);
+    const noSearch = fallback([p("a"), p("chat", { supportsWebSearch: false })]);
+    expect(noSearch.supportsWebSearch).toBe(false);
+    expect(() => createClient({ provider: noSearch, tools: [webSearch()] })).toThrow(/web search/i);
   });
 
   it("refuses an empty list or a non-provider with invalid_options", () => {
