@@ -1,12 +1,13 @@
-// Schemas in, JSON Schema out, and validation without code generation (Workers forbid
-// eval / new Function). A typed schema is validated by its own library (valibot, or any
-// Standard Schema), which also applies its transforms; a raw JSON Schema is wrapped by
-// jsonSchema() (json-schema.ts), which interprets it with @cfworker/json-schema. One
-// validator per schema: checking valibot input against its JSON Schema form as well would
-// do the work twice, and would put a JSON Schema interpreter in every bundle.
-import { toJsonSchema } from "@valibot/to-json-schema";
+// Schemas in, JSON Schema out (valibot's through valibot-json-schema.ts), and validation
+// without code generation (Workers forbid eval / new Function). A typed schema is validated
+// by its own library (valibot, or any Standard Schema), which also applies its transforms; a
+// raw JSON Schema is wrapped by jsonSchema() (json-schema.ts), which interprets it with
+// @cfworker/json-schema. One validator per schema: checking valibot input against its JSON
+// Schema form as well would do the work twice, and would put a JSON Schema interpreter in
+// every bundle.
 import * as v from "valibot";
 import { UnsupportedSchemaError, type ValidationIssue } from "./errors.js";
+import { valibotToJSONSchema } from "./valibot-json-schema.js";
 
 /** A JSON Schema document (draft-07 / 2020-12 subset the providers accept). */
 export type JSONSchema = { [key: string]: unknown };
@@ -48,29 +49,21 @@ export function toJSONSchema(schema: SchemaInput, owner = "the schema"): JSONSch
     // Actions (transforms, custom checks) with no JSON Schema form are ignored: valibot still
     // enforces them when it validates. A *schema* with none (v.date(), v.custom(), v.map()...)
     // is different: it would be sent as {}, which no model can fill, so the tool could never
-    // run. The converter reports those through overrideSchema; the first one is refused.
-    let unsupported: { schema: unknown; type: string } | undefined;
-    out = toJsonSchema(schema as v.GenericSchema, {
-      errorMode: "ignore",
-      // The model writes the input side of a pipe (a string that a transform turns into a Date).
-      typeMode: "input",
-      overrideSchema: (c) => {
-        if (c.errors && !unsupported) unsupported = { schema: c.valibotSchema, type: c.valibotSchema.type };
-        return undefined;
-      },
-    }) as Record<string, unknown>;
-    if (unsupported) {
-      const path = pathTo(schema, unsupported.schema, "") ?? "";
-      const prop = /\/properties\/([^/]+)(?!.*\/properties\/)/.exec(path)?.[1];
+    // run. The converter reports the first one with its JSON Pointer; it is refused.
+    const converted = valibotToJSONSchema(schema);
+    const bad = converted.unconvertible;
+    if (bad) {
+      const prop = /\/properties\/([^/]+)(?!.*\/properties\/)/.exec(bad.path)?.[1];
       throw new UnsupportedSchemaError(
         "toolloop",
         owner,
-        path,
-        `${prop ? `property "${prop}" is` : "it is"} a valibot ${unsupported.type}() schema, which has no JSON Schema form, ` +
+        bad.path,
+        `${prop ? `property "${prop}" is` : "it is"} a valibot ${bad.type}() schema, which has no JSON Schema form, ` +
           "so the model would be sent {} and could never fill it; describe it with JSON types instead " +
           "(e.g. v.pipe(v.string(), v.isoDate()) for a date)",
       );
     }
+    out = converted.schema;
   } else if (schema["~standard"]?.jsonSchema) {
     out = schema["~standard"].jsonSchema.input({ target: "draft-07" });
   } else {
@@ -78,28 +71,6 @@ export function toJSONSchema(schema: SchemaInput, owner = "the schema"): JSONSch
   }
   const { $schema: _drop, ...rest } = out;
   return rest;
-}
-
-/** The JSON Pointer (into the JSON Schema) of `target` inside a valibot schema tree; only run on failure. */
-function pathTo(node: unknown, target: unknown, path: string, depth = 0): string | undefined {
-  if (node === target) return path;
-  if (typeof node !== "object" || node === null || depth > 64) return undefined;
-  const n = node as Record<string, unknown>;
-  const kids: [unknown, string][] = [];
-  if (Array.isArray(n.pipe)) for (const item of n.pipe) if (item !== node) kids.push([item, path]);
-  if (n.wrapped) kids.push([n.wrapped, path]);
-  if (typeof n.entries === "object" && n.entries) for (const [k, e] of Object.entries(n.entries)) kids.push([e, `${path}/properties/${k}`]);
-  if (n.item) kids.push([n.item, `${path}/items`]);
-  if (Array.isArray(n.items)) n.items.forEach((e, i) => kids.push([e, `${path}/items/${i}`]));
-  if (Array.isArray(n.options)) n.options.forEach((e, i) => kids.push([e, `${path}/anyOf/${i}`]));
-  if (n.rest) kids.push([n.rest, `${path}/additionalProperties`]);
-  if (n.key) kids.push([n.key, `${path}/propertyNames`]);
-  if (n.value) kids.push([n.value, `${path}/additionalProperties`]);
-  for (const [kid, p] of kids) {
-    const found = pathTo(kid, target, p, depth + 1);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
 
 export type ValidateResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
