@@ -236,3 +236,6 @@ writeFileSync(join(benchDir, "RESULTS.md"), markdown);
 writeFileSync(join(benchDir, ".build", "results.json"), JSON.stringify({ env, results }, null, 2));
 console.log(`\n${markdown}`);
 log(`wrote bench/RESULTS.md${QUICK ? " (quick run: not for quoting)" : ""}`);
+// The cost figures (caching share, compaction, cost-feature CPU) append their own section.
+log("cost: caching-aware Claude mock, cost-feature overhead (bench/cost.mjs)");
+await import("./cost.mjs");
