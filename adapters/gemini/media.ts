@@ -28,7 +28,8 @@ export function beforeGemini3(model: string): boolean {
 
 /** A user turn's parts. */
 export function userParts(content: readonly ContentPart[]): Part[] {
-  return content.map((p): Part => {
+  // an empty text part carries nothing (and an empty text parameter is a 400)
+  return content.filter((p) => p.type !== "text" || p.text !== "").map((p): Part => {
     if (p.type === "text") return { text: p.text };
     const inline = inlineOf(p);
     if (inline) return checked(p, inline.mimeType, { inlineData: inline });

@@ -209,6 +209,11 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
     });
   }
 
+  it("an empty text part is left out (the API refuses an empty text parameter)", () => {
+    const contents = encodeContents([{ role: "user", content: [{ type: "text", text: "" }, { type: "image", mediaType: "image/png", data: PNG }] }], "gemini-3-pro-preview");
+    expect(contents).toEqual([{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: PNG } }] }]);
+  });
+
   it("the same tool media go through on Gemini 3 (the model gate is the only difference)", () => {
     const messages = withToolContent([{ type: "image", mediaType: "image/png", data: PNG }]);
     expect(() => encodeContents(messages, "gemini-2.5-flash")).toThrow(expect.objectContaining({ code: "unsupported_content" }));
