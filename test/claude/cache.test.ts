@@ -211,6 +211,27 @@ describe("usage from the caching-aware mock", () => {
   });
 });
 
+describe("a 20-step loop", () => {
+  it("most of its input is served from cache (the real 1,024-token minimum), none with cache off", async () => {
+    const script = (_: unknown, i: number): MockTurn =>
+      i < 19 ? { text: `Step ${i + 1}.`, toolCalls: [{ name: "get_weather", input: { city: `City ${i}` } }] } : { text: "All done." };
+    const share = async (cache: ClaudeOptions["cache"]) => {
+      const mock = await startClaudeMock({ script });
+      mocks.push(mock);
+      const provider = claude({ apiKey: "k", model: "claude-test", baseURL: mock.url, maxRetries: 0, cache });
+      const client = createClient({ provider, tools: makeTools(), systemPrompt: SYSTEM, maxSteps: 25 });
+      expect(await client.chat("Weather in twenty cities, one at a time.")).toBe("All done.");
+      const u = client.lastRun!.usage;
+      expect(u.inputTokens).toBe(mock.cache.totals.input + mock.cache.totals.cacheRead + mock.cache.totals.cacheWrite);
+      return u.cacheReadTokens! / u.inputTokens;
+    };
+    const auto = await share("auto");
+    // about 0.70 here: the first steps' prompts are below the minimum and not cached at all
+    expect(auto).toBeGreaterThan(0.6);
+    expect(await share("off")).toBe(0);
+  });
+});
+
 describe("reasoning-delta from thinking", () => {
   it("thinking_delta streams as reasoning-delta; the thinking block and its signature still round-trip", async () => {
     const { mock, provider } = await setup(
