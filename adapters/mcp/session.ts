@@ -71,6 +71,11 @@ export function createSession(options: SessionOptions): Session {
   let sessionId: string | undefined;
   let version: ProtocolVersion | undefined;
   let modern = false;
+  // Calls in flight that can answer a server's question, and the GET stream that listens for
+  // questions a 2025-era server sends outside any call's stream (SDK 1.x servers do).
+  const askers = new Set<ServerRequestHandler>();
+  let listening: AbortController | undefined;
+  let listenRefused = false;
   let nextId = 1;
   // Set while a new session is being started after a 404, so parallel calls share it.
   let restarting: Promise<unknown> | undefined;
@@ -192,6 +197,35 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
+  /** Opens the session's GET stream while a call that can answer questions is in flight. */
+  function listen(): void {
+    if (modern || listening || listenRefused || sessionId === undefined) return;
+    const controller = new AbortController();
+    listening = controller;
+    void (async () => {
+      try {
+        const res = await send({ method: "GET", headers: headers("get") }, controller.signal);
+        if (!res.ok || mediaType(res.headers.get("content-type")) !== "text/event-stream") {
+          listenRefused = true; // 405 from a stateless server: no second try
+          await res.body?.cancel().catch(() => {});
+          return;
+        }
+        const reader = createMessageReader(
+          (value) => {
+            const c = classify(value);
+            if (c.kind === "request") answerServer(c.message.id, c.message.method, c.message.params, askers.values().next().value);
+          },
+          () => {},
+        );
+        await pump(res, reader.feed, () => controller.signal.aborted, controller.signal);
+      } catch {
+        // Listening is a courtesy: the calls themselves report their own failures.
+      } finally {
+        if (listening === controller) listening = undefined;
+      }
+    })();
+  }
+
   /** params with the 2026-07-28 envelope merged into its _meta (the caller's own _meta keys kept). */
   function withEnvelope(params: Record<string, unknown>): Record<string, unknown> {
     const own = isObject(params._meta) ? params._meta : {};
@@ -290,6 +324,19 @@ export function createSession(options: SessionOptions): Session {
   }
 
   async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler): Promise<Record<string, unknown>> {
+    if (!handler) return requestOnce(method, params, signal);
+    askers.add(handler);
+    try {
+      if (restarting) await restarting;
+      listen();
+      return await requestOnce(method, params, signal, handler);
+    } finally {
+      askers.delete(handler);
+      if (askers.size === 0) listening?.abort();
+    }
+  }
+
+  async function requestOnce(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler): Promise<Record<string, unknown>> {
     if (restarting) await restarting;
     const used = sessionId;
     try {
@@ -312,6 +359,7 @@ export function createSession(options: SessionOptions): Session {
 
   async function close(): Promise<void> {
     const id = sessionId;
+    listening?.abort();
     sessionId = undefined;
     if (id === undefined || modern) return;
     // The spec's way to end a session; a server without explicit teardown answers 405, which is fine.

@@ -186,8 +186,18 @@ async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<
   if (!ctx.requestInput) {
     throw new Error(`the MCP tool ${tool} asks for input ("${message}"); run it inside a toolloop client (ctx.requestInput) to answer`);
   }
-  const answer = await ctx.requestInput(isObject(p.requestedSchema) ? { message, schema: p.requestedSchema } : { message });
-  return { action: "accept", content: isObject(answer) ? answer : {} };
+  const schema = isObject(p.requestedSchema) ? p.requestedSchema : undefined;
+  const answer = await ctx.requestInput(schema ? { message, schema } : { message });
+  return { action: "accept", content: withDefaults(isObject(answer) ? { ...answer } : {}, schema) };
+}
+
+/** SEP-1034: a field the answer leaves out takes the default its schema names. */
+function withDefaults(content: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const props = schema && isObject(schema.properties) ? schema.properties : {};
+  for (const [key, prop] of Object.entries(props)) {
+    if (!(key in content) && isObject(prop) && prop.default !== undefined) content[key] = prop.default;
+  }
+  return content;
 }
 
 function issuesOf(data: unknown): ValidationIssue[] {

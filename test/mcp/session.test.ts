@@ -156,4 +156,58 @@ describe("mcpTools transport", () => {
     expect(s.log[2]!.headers["mcp-session-id"]).toBe("sess-xyz");
     expect(JSON.stringify(tools)).not.toMatch(/sess-xyz|very-secret/);
   });
+
+  it("leaves out tools that can only run as tasks (execution.taskSupport required)", async () => {
+    const s = fakeServer({
+      initialize: initOK("2025-11-25"),
+      "tools/list": (b) =>
+        json({
+          jsonrpc: "2.0",
+          id: b.id,
+          result: {
+            tools: [
+              { name: "now", inputSchema: { type: "object" } },
+              { name: "optional_task", inputSchema: { type: "object" }, execution: { taskSupport: "optional" } },
+              { name: "task_only", inputSchema: { type: "object" }, execution: { taskSupport: "required" } },
+            ],
+          },
+        }),
+    });
+    expect((await mcpTools({ url: "http://fake/mcp", fetch: s.fetch })).map((t) => t.name)).toEqual(["now", "optional_task"]);
+  });
+
+  it("close() ends a 2025-era session with DELETE and its Mcp-Session-Id; a 405 answer is fine", async () => {
+    const s = fakeServer({
+      initialize: (b) => json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-11-25" } }, { "mcp-session-id": "sess-1" }),
+      "tools/list": listOK,
+    });
+    const fetchFn = (async (u: string | URL | Request, init?: RequestInit) => {
+      if (init?.method === "DELETE") {
+        s.log.push({ method: "DELETE", body: undefined, headers: init.headers as Record<string, string> });
+        return new Response(null, { status: 405 });
+      }
+      return s.fetch(u, init);
+    }) as typeof fetch;
+    const tools = await mcpTools({ url: "http://fake/mcp", fetch: fetchFn });
+    await tools.close();
+    const del = s.log.find((r) => r.method === "DELETE");
+    expect(del?.headers).toMatchObject({ "mcp-session-id": "sess-1", "mcp-protocol-version": "2025-11-25" });
+    await tools.close(); // once is enough
+    expect(s.log.filter((r) => r.method === "DELETE")).toHaveLength(1);
+  });
+
+  it("a server question leaves fields out: their schema defaults fill them (SEP-1034)", async () => {
+    const s = fakeServer({
+      initialize: initOK("2025-11-25"),
+      "tools/list": listOK,
+      "tools/call": (b) =>
+        sse(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: "q1", method: "elicitation/create", params: { message: "Who?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ann" }, age: { type: "integer", default: 30 } } } } })}\n\n` +
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { content: [{ type: "text", text: "ok" }] } })}\n\n`,
+        ),
+    });
+    const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
+    expect(await t!.call("{}", { ...ctx, requestInput: async () => ({ age: 41 }) })).toBe("ok");
+    await expect.poll(() => s.log.find((r) => r.method === "response")?.body).toEqual({ jsonrpc: "2.0", id: "q1", result: { action: "accept", content: { age: 41, name: "Ann" } } });
+  });
 });
