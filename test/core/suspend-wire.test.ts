@@ -14,6 +14,9 @@ import { startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { historyProblems } from "./helpers.js";
 
+// A 1x1 PNG (the mocks check media bytes like the APIs do).
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 type Turn = { text?: string; toolCalls?: { id?: string; name: string; input: unknown }[] };
 type Body = Record<string, any>;
 
@@ -75,7 +78,8 @@ const FORMATS: Record<string, (script: Turn[]) => Promise<Wire>> = {
   gemini: async (script) => {
     const mock = await startGeminiMock({ script });
     return {
-      provider: gemini({ apiKey: MOCK_API_KEY, model: "gemini-2.5-flash", baseURL: mock.url }),
+      // Gemini 3: tool media go in functionResponse.parts (earlier models take none)
+      provider: gemini({ apiKey: MOCK_API_KEY, model: "gemini-3-pro-preview", baseURL: mock.url }),
       bodies: () => mock.requests.map((r) => r.body as Body),
       close: () => mock.close(),
       choice: (b) => {
@@ -189,6 +193,18 @@ for (const format of Object.keys(FORMATS)) {
         });
       }
     }
+
+    it("an external tool's output as content parts (an image from the browser) is sent natively", async () => {
+      const w = await wire(format, [{ toolCalls: [{ id: "call_shot", name: "screenshot", input: {} }] }, { text: "I see a pixel." }]);
+      const shot = externalTool({ name: "screenshot", description: "Screenshot of the user's tab.", input: v.object({}) });
+      const client = createClient({ provider: w.provider, tools: [shot] });
+      expect((await client.run("look")).pending).toMatchObject([{ callId: "call_shot", kind: "external" }]);
+      const r = await client.resume([{ callId: "call_shot", output: { content: [{ type: "text", text: "the tab" }, { type: "image", mediaType: "image/png", data: PNG }] } }]);
+      expect(r.text).toBe("I see a pixel.");
+      const sent = JSON.stringify(w.bodies()[1]);
+      expect(sent).toContain(PNG);
+      expect(sent).toContain("the tab");
+    });
 
     it("a new prompt instead of decisions cancels what waits, and the request is valid", async () => {
       const w = await wire(format, [STEP, { text: "Fine." }]);
