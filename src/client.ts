@@ -153,7 +153,7 @@ export function createClient(options: ClientOptions): Client {
   };
 
   /** One run of the loop; the caller holds the client (see serial). */
-  const runNow = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
+  const runOnce = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
@@ -162,10 +162,13 @@ export function createClient(options: ClientOptions): Client {
       cancelPending(history);
       history.push(checkMessage({ role: "user", content: prompt }, "prompt"));
     }
-    const r = await (traces ? traces.run(() => runLoop(history, cfg, opts)) : runLoop(history, cfg, opts));
+    const r = await runLoop(history, cfg, opts);
     lastRun = r;
     return r;
   };
+  // With a tracer, the whole call is one invoke_agent span: the tools that decisions run too.
+  const runNow = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
+    traces ? traces.run(() => runOnce(prompt, opts, call)) : runOnce(prompt, opts, call);
   const run = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
     serial(() => runNow(prompt, opts, call), opts.signal);
   const done = (r: RunResult): RunResult => {

@@ -137,6 +137,21 @@ describe("createClient({ tracer })", () => {
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
   });
 
+  it("a resumed run is one invoke_agent span, holding the approved tool's execute_tool span", async () => {
+    const { exporter, tracer } = setup();
+    const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: async ({ eur }) => `paid ${eur}` });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer });
+    const first = await client.run("Pay 40 EUR");
+    expect(first.status).toBe("suspended");
+    const second = await client.resume([{ callId: first.pending[0]!.callId, approved: true }]);
+    expect(second.text).toBe("Paid.");
+    const spans = exporter.getFinishedSpans();
+    const agents = byName(spans, "invoke_agent");
+    expect(agents).toHaveLength(2);
+    const [tool_] = byName(spans, "execute_tool pay");
+    expect(parentOf(tool_!)).toBe(agents[1]!.spanContext().spanId);
+  });
+
   it("with fallback() the chat span names the provider that answered", async () => {
     const { exporter, tracer } = setup();
     const cm = await startClaudeMock({ script: [] });
