@@ -2,11 +2,12 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
+import { formatIssues } from "./issues.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
 import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
 import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
-import { renderParts, type ContentPart, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, renderParts, type ContentPart, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -37,7 +38,7 @@ export interface ExecuteOptions {
   onResult?: (result: ExecutedCall) => void;
 }
 
-export const CANCELLED_OUTPUT = '{"error":"cancelled"}';
+export { CANCELLED_OUTPUT };
 
 /**
  * Runs the calls and resolves with one result per call, in call order. Never rejects:
@@ -120,7 +121,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
         if (i < answers.length - 1 || !isSchemaInput(request.schema)) return answers[i];
         const r = await compileValidator(request.schema)(answers[i]);
         if (r.ok) return r.value;
-        bad = r.issues.map((x) => `${x.path}: ${x.message}`).join("; ");
+        bad = formatIssues(r.issues);
       } else asked = request;
       suspend();
       return new Promise(() => {});

@@ -2,9 +2,8 @@
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
 import { InvalidHistoryError } from "./errors.js";
-import type { AssistantMessage, ContentPart, Message, ToolMessage, ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type ToolMessage, type ToolResult } from "./messages.js";
 
-const REPAIRED_OUTPUT = '{"error":"cancelled"}';
 
 /**
  * Repairs `history` in place: missing results become cancelled-tool errors, results
@@ -33,7 +32,7 @@ export function healHistory(history: Message[]): number {
     const byId = new Map<string, ToolResult>();
     for (const r of given) if (!byId.has(r.callId)) byId.set(r.callId, r);
     const results: ToolResult[] = m.toolCalls.map(
-      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name.toLowerCase(), output: REPAIRED_OUTPUT, isError: true },
+      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name.toLowerCase(), output: CANCELLED_OUTPUT, isError: true },
     );
     const changed = results.length !== given.length || results.some((r, k) => r !== given[k]);
     if (!changed) continue;

@@ -7,6 +7,9 @@
 // external tool's output). A suspended run is nothing but a history whose last tool
 // message has pending results; resuming replaces them with real ones.
 
+/** The result of a call that was started but never finished (aborted, or repaired into a history). */
+export const CANCELLED_OUTPUT = '{"error":"cancelled"}';
+
 export interface TextPart {
   type: "text";
   text: string;

@@ -1,5 +1,6 @@
 // toolloop/testing: a scripted provider for tests. It answers from a list of turns and
 // records every request it received, so a test can assert what the loop sent.
+import { sleep } from "./body.js";
 import type { ToolCall, Usage } from "./messages.js";
 import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
 import { abortReason } from "./errors.js";
@@ -62,7 +63,7 @@ export function scriptedProvider(turns: readonly ScriptedTurn[], options: Script
       while (typeof turn === "function") turn = await turn(recorded, index);
       if (typeof turn === "object" && "error" in turn) throw turn.error;
       const t = typeof turn === "string" ? { text: turn } : turn;
-      if (t.delayMs) await delay(t.delayMs, signal);
+      if (t.delayMs) await sleep(t.delayMs, signal);
       const toolCalls: ToolCall[] = (t.toolCalls ?? []).map((c) => ({
         id: c.id ?? `call_${++idSeq}`,
         name: c.name,
@@ -93,18 +94,4 @@ export function scriptedProvider(turns: readonly ScriptedTurn[], options: Script
     },
   };
   return provider;
-}
-
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal!));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 // The tool contract. A Tool is a name, a description, a JSON Schema and a string-to-string
 // call; tool() and jsonTool() build one from a typed `run`, with `call` as the thin JSON
 // adapter: cleanJSON -> JSON.parse -> validate -> run -> string.
+import { formatIssues } from "./issues.js";
 import type * as v from "valibot";
 import { parseJSONArguments } from "./clean-json.js";
 import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
@@ -57,7 +58,8 @@ export interface Tool<Input = unknown, Output = unknown> {
   external?: boolean;
 }
 
-type InferInput<S> = S extends v.GenericSchema | v.GenericSchemaAsync
+/** The type a schema validates to (valibot, or Standard Schema with output types). */
+export type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync
   ? v.InferOutput<S>
   : S extends { "~standard": { types?: { output: infer O } } }
     ? O
@@ -72,14 +74,14 @@ export interface ToolOptions<S extends SchemaInput, O = unknown> {
   name: string;
   description: string;
   input: S;
-  run: (input: InferInput<S>, ctx: ToolContext) => O;
+  run: (input: Infer<S>, ctx: ToolContext) => O;
   timeout?: number | undefined;
   /** Suspend the run for approval before running (a function gets the validated input). */
-  needsApproval?: boolean | ((input: InferInput<S>, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
+  needsApproval?: boolean | ((input: Infer<S>, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
 }
 
 /** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
-export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S, O>): Tool<InferInput<S>, Awaited<O>> {
+export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S, O>): Tool<Infer<S>, Awaited<O>> {
   if (typeof options !== "object" || options === null) throw new InvalidToolError("tool() takes { name, description, input, run }");
   if (!isSchemaInput(options.input)) {
     throw new InvalidToolError(
@@ -88,7 +90,7 @@ export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S,
   }
   const parameters = toJSONSchema(options.input, String(options.name));
   // The types are only carried (the "~types" marker is never set): build() is untyped inside.
-  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout, options.needsApproval as Tool["needsApproval"]) as Tool<InferInput<S>, Awaited<O>>;
+  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout, options.needsApproval as Tool["needsApproval"]) as Tool<Infer<S>, Awaited<O>>;
 }
 
 export interface JsonToolOptions {
@@ -176,8 +178,7 @@ export async function parseAndValidate(input: string, validate: ValidateFn): Pro
   }
   const r = await validate(parsed);
   if (!r.ok) {
-    const list = r.issues.map((i) => `${i.path}: ${i.message}`).join("; ");
-    throw new FailedUnmarshalInputError(`does not match the schema (${list})`, r.issues);
+    throw new FailedUnmarshalInputError(`does not match the schema (${formatIssues(r.issues)})`, r.issues);
   }
   return r.value;
 }

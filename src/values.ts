@@ -8,6 +8,11 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** A string, possibly empty. */
+export function optionalString(v: unknown): string | undefined {
+  return typeof v === "string" ? v : undefined;
+}
+
+/** A string, possibly empty, or `fallback`. */
 export function stringOr(v: unknown, fallback: string): string {
   return typeof v === "string" ? v : fallback;
 }

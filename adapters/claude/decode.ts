@@ -4,6 +4,7 @@
 // time (no I/O, no timers): postSSE drives it, and tests split recorded streams at
 // arbitrary byte boundaries. It rebuilds the message a non-streaming request would have
 // returned, plus the raw argument text of each tool call as the model wrote it.
+import { stringOr } from "../../src/values.js";
 import { ProviderError, StreamError } from "../../src/errors.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
@@ -92,28 +93,28 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     const delta = isRecord(data.delta) ? data.delta : {};
     switch (delta.type) {
       case "text_delta": {
-        const text = str(delta.text);
+        const text = stringOr(delta.text, "");
         (b.text ??= []).push(text);
         if (text && onDelta) onDelta({ type: "text-delta", text });
         break;
       }
       case "input_json_delta": {
-        const part = str(delta.partial_json);
+        const part = stringOr(delta.partial_json, "");
         (b.json ??= []).push(part);
         if (part && onDelta && b.block.type === "tool_use") {
-          onDelta({ type: "tool-call-delta", callId: str(b.block.id), name: str(b.block.name), argsDelta: part });
+          onDelta({ type: "tool-call-delta", callId: stringOr(b.block.id, ""), name: stringOr(b.block.name, ""), argsDelta: part });
         }
         break;
       }
       case "thinking_delta": {
-        const text = str(delta.thinking);
+        const text = stringOr(delta.thinking, "");
         (b.thinking ??= []).push(text);
         // Shown as reasoning; the block (with its signature) is still replayed whole.
         if (text && onDelta) onDelta({ type: "reasoning-delta", text });
         break;
       }
       case "signature_delta":
-        (b.signature ??= []).push(str(delta.signature));
+        (b.signature ??= []).push(stringOr(delta.signature, ""));
         break;
       case "citations_delta": {
         const list = Array.isArray(b.block.citations) ? b.block.citations : (b.block.citations = []);
@@ -194,9 +195,9 @@ function building(block: Block): Building {
 /** The finished block, and for a streamed tool call the argument text the model wrote. */
 function finalize(b: Building): { block: Block; raw: string | undefined } {
   const { block } = b;
-  if (b.text) block.text = str(block.text) + b.text.join("");
-  if (b.thinking) block.thinking = str(block.thinking) + b.thinking.join("");
-  if (b.signature) block.signature = str(block.signature) + b.signature.join("");
+  if (b.text) block.text = stringOr(block.text, "") + b.text.join("");
+  if (b.thinking) block.thinking = stringOr(block.thinking, "") + b.thinking.join("");
+  if (b.signature) block.signature = stringOr(block.signature, "") + b.signature.join("");
   if (!b.json) return { block, raw: undefined };
   const raw = b.json.join("");
   if (raw.trim() !== "") {
@@ -225,10 +226,6 @@ function streamedError(data: Record<string, unknown>, headerRequestId: string | 
 
 function indexOf(data: Record<string, unknown>): number {
   return typeof data.index === "number" ? data.index : 0;
-}
-
-function str(v: unknown): string {
-  return typeof v === "string" ? v : "";
 }
 
 function tryParse(text: string): unknown {

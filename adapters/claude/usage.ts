@@ -1,6 +1,7 @@
 // Anthropic `usage` and `stop_reason` → the neutral Usage and FinishReason. One module for
 // toolloop/claude and toolloop/claude-local (the CLI reports the API's own fields), so both
 // count the same way.
+import { finiteNumber } from "../../src/values.js";
 import type { Usage } from "../../src/messages.js";
 import type { FinishReason } from "../../src/provider.js";
 import { isRecord } from "./wire.js";
@@ -12,13 +13,13 @@ import { isRecord } from "./wire.js";
  */
 export function toUsage(raw: unknown): Usage {
   const u = isRecord(raw) ? raw : {};
-  const fresh = num(u.input_tokens) ?? 0;
-  const write = num(u.cache_creation_input_tokens);
-  const read = num(u.cache_read_input_tokens);
-  const usage: Usage = { inputTokens: fresh + (write ?? 0) + (read ?? 0), outputTokens: num(u.output_tokens) ?? 0 };
+  const fresh = finiteNumber(u.input_tokens) ?? 0;
+  const write = finiteNumber(u.cache_creation_input_tokens);
+  const read = finiteNumber(u.cache_read_input_tokens);
+  const usage: Usage = { inputTokens: fresh + (write ?? 0) + (read ?? 0), outputTokens: finiteNumber(u.output_tokens) ?? 0 };
   if (read !== undefined) usage.cacheReadTokens = read;
   if (write !== undefined) usage.cacheWriteTokens = write;
-  const searches = isRecord(u.server_tool_use) ? num(u.server_tool_use.web_search_requests) : undefined;
+  const searches = isRecord(u.server_tool_use) ? finiteNumber(u.server_tool_use.web_search_requests) : undefined;
   if (searches !== undefined) usage.webSearches = searches;
   return usage;
 }
@@ -38,8 +39,4 @@ export function finishReason(stop: unknown): FinishReason {
     default:
       return "other";
   }
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
 }

@@ -2,6 +2,7 @@
 // Content blocks stay loosely typed on purpose: blocks the adapter does not interpret
 // (server tool results, citations, blocks from future API versions) pass through as
 // they came, so they can be replayed verbatim.
+import { isRecord } from "../../src/values.js";
 
 /** Any content block: `type` plus whatever fields that type carries. */
 export interface Block {
@@ -57,9 +58,7 @@ export interface Turn {
   rawArguments: (string | undefined)[];
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+export { isRecord };
 
 export function isBlock(v: unknown): v is Block {
   return isRecord(v) && typeof v.type === "string";

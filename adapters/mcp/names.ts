@@ -4,6 +4,7 @@
 // runs (a hash of the name, no randomness), unique within the set even case-insensitively.
 // "web_search" is reserved: toolloop reads a tool of that name as the provider's native
 // search, so a remote tool called that is renamed like any collision.
+import { fnv1a36 } from "../../src/hash.js";
 import { WEB_SEARCH } from "../../src/registry.js";
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -28,9 +29,9 @@ export function mapToolNames(remote: readonly string[]): string[] {
   remote.forEach((name, i) => {
     if (out[i] !== undefined) return;
     const clean = name.replace(/[^a-zA-Z0-9_-]/g, "_");
-    let candidate = clean.length > 0 && clean.length <= MAX ? clean : withSuffix(clean || "tool", hash(name));
+    let candidate = clean.length > 0 && clean.length <= MAX ? clean : withSuffix(clean || "tool", fnv1a36(name));
     for (let n = 1; taken.has(candidate.toLowerCase()); n++) {
-      candidate = withSuffix(clean || "tool", n === 1 ? hash(name) : `${hash(name)}${n}`);
+      candidate = withSuffix(clean || "tool", n === 1 ? fnv1a36(name) : `${fnv1a36(name)}${n}`);
     }
     taken.add(candidate.toLowerCase());
     out[i] = candidate;
@@ -42,12 +43,3 @@ function withSuffix(base: string, suffix: string): string {
   return `${base.slice(0, MAX - suffix.length - 1)}_${suffix}`;
 }
 
-/** FNV-1a (32 bit) in base 36: short, stable, good enough to tell names apart. */
-function hash(s: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(36).padStart(7, "0");
-}

@@ -1,6 +1,7 @@
 // What both OpenAI decoders (chat-decode.ts, responses-decode.ts) share: who is decoding,
 // reading untrusted JSON, and OpenAI error objects that arrive inside a 200 response.
 import { ProviderError, StreamError } from "../../src/errors.js";
+import { finiteNumber as num, isRecord, optionalString as str } from "../../src/values.js";
 
 /** Who is decoding: names the provider in errors and finds the request id once known. */
 export interface DecodeContext {
@@ -8,17 +9,8 @@ export interface DecodeContext {
   requestId?: () => string | undefined;
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-export function str(v: unknown): string | undefined {
-  return typeof v === "string" ? v : undefined;
-}
-
-export function num(v: unknown): number | undefined {
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
+// The decoders' short names for the shared readers (src/values.ts).
+export { num, isRecord, str };
 
 /** Parses one SSE data payload; a payload that is not JSON breaks the stream. */
 export function parseEventData(ctx: DecodeContext, data: string): unknown {
