@@ -19,6 +19,9 @@ export function toUsage(raw: unknown): Usage {
   const usage: Usage = { inputTokens: fresh + (write ?? 0) + (read ?? 0), outputTokens: finiteNumber(u.output_tokens) ?? 0 };
   if (read !== undefined) usage.cacheReadTokens = read;
   if (write !== undefined) usage.cacheWriteTokens = write;
+  // Newer models report the thinking share of output_tokens (it stays part of outputTokens).
+  const thinking = isRecord(u.output_tokens_details) ? finiteNumber(u.output_tokens_details.thinking_tokens) : undefined;
+  if (thinking !== undefined) usage.reasoningTokens = thinking;
   const searches = isRecord(u.server_tool_use) ? finiteNumber(u.server_tool_use.web_search_requests) : undefined;
   if (searches !== undefined) usage.webSearches = searches;
   return usage;

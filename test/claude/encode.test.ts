@@ -245,7 +245,8 @@ describe("finish reasons and usage", () => {
       cacheReadTokens: 0,
       cacheWriteTokens: 2091,
     });
-    expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null })).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(toUsage({ input_tokens: 4, output_tokens: 100, output_tokens_details: { thinking_tokens: 60 } })).toEqual({ inputTokens: 4, outputTokens: 100, reasoningTokens: 60 });
+    expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null, output_tokens_details: null })).toEqual({ inputTokens: 0, outputTokens: 0 });
   });
 });
 

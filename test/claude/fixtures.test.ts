@@ -111,7 +111,8 @@ const streamed: Record<string, Expect[]> = {
       text: { start: "# Finding GCD(1071, 462) Using the Euclidean Algorithm\n\n## Step 1", length: 539 },
       toolCalls: [],
       finishReason: "stop",
-      usage: { inputTokens: 47, outputTokens: 373, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      // output_tokens_details.thinking_tokens: 62 of the 373 output tokens were thinking
+      usage: { inputTokens: 47, outputTokens: 373, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 62 },
       blocks: ["thinking", "text"],
       check: (c) => {
         expect(c[0]!.thinking).toBe(
@@ -314,7 +315,7 @@ const bodies: Record<string, Expect> = {
     text: { start: "## Step 1: Set up the problem\n\nWe want all values of $x$ satisfying", length: 2644 },
     toolCalls: [],
     finishReason: "stop",
-    usage: { inputTokens: 51, outputTokens: 1699, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    usage: { inputTokens: 51, outputTokens: 1699, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 139 },
     blocks: ["thinking", "text"],
   },
   "vercel-ai/anthropic-web-search-tool.1.json": {
