@@ -117,8 +117,8 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     async requestInput(request, suspend) {
       const i = n++;
       if (i < answers.length) {
-        // Only the newest answer is unchecked: the earlier ones passed on earlier resumes.
-        if (i < answers.length - 1 || !isSchemaInput(request.schema)) return answers[i];
+        // Checked each time (not only when new), so the handler always gets the schema's output.
+        if (!isSchemaInput(request.schema)) return answers[i];
         const r = await compileValidator(request.schema)(answers[i]);
         if (r.ok) return r.value;
         bad = formatIssues(r.issues);

@@ -430,3 +430,25 @@ describe("pending results and the history invariant", () => {
     ]);
   });
 });
+
+describe("requestInput answers and their schema", () => {
+  it("every rerun gets the schema's output for each earlier answer (transforms included), not the raw answer", async () => {
+    const seen: unknown[] = [];
+    const t = tool({
+      name: "qty",
+      description: "d",
+      input: v.object({}),
+      run: async (_i, ctx) => {
+        const n = await ctx.requestInput!({ message: "How many?", schema: v.pipe(v.string(), v.transform(Number)) });
+        seen.push(n);
+        const ok = await ctx.requestInput!({ message: "Sure?", schema: v.boolean() });
+        return { n, ok };
+      },
+    });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
+    await client.run("x");
+    await client.resume([{ callId: "q", answer: "3" }]);
+    await client.resume([{ callId: "q", answer: true }]);
+    expect(seen).toEqual([3, 3]);
+  });
+});
