@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createStreamDecoder, decodeBody } from "../../adapters/gemini/decode.js";
 import type { Delta } from "../../src/provider.js";
+import { generate, providerFor, withMock } from "./helpers.js";
 import { createArgsAssembler, parseJsonPath } from "../../adapters/gemini/partial-args.js";
 import type { Part } from "../../adapters/gemini/wire.js";
 
@@ -203,5 +204,22 @@ describe("Vertex partialArgs", () => {
     const a = createArgsAssembler();
     a.add([{ jsonPath: "not a path", stringValue: "x" }, { jsonPath: "$.ok", stringValue: "y" }]);
     expect(a.value()).toEqual({ ok: "y" });
+  });
+});
+
+describe("errors found at the end of a stream carry the response's request id", () => {
+  it("a stream cut before its finishReason (over HTTP): StreamError with the x-request-id", async () => {
+    await withMock({}, async (mock) => {
+      mock.enqueue({ sse: [`data: ${JSON.stringify(chunk([{ text: "half" }]))}\r\n\r\n`], headers: { "x-request-id": "req-cut-1" } });
+      const err = await generate(providerFor(mock), true).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "stream_error", requestId: "req-cut-1" });
+    });
+  });
+
+  it("an event that is not JSON names the request too", () => {
+    let id: string | undefined;
+    const d = createStreamDecoder({ requestId: () => id });
+    id = "req-2";
+    expect(() => d.push("{not json")).toThrow(expect.objectContaining({ code: "stream_error", requestId: "req-2" }));
   });
 });
