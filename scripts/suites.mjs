@@ -112,5 +112,7 @@ export const suites = [
   { name: "bun", run: async () => sum(await e2e("bun"), await bunTests()) },
   { name: "workerd", run: () => e2e("workerd") },
   { name: "chromium", run: () => e2e("chromium") },
+  // The official MCP conformance suite (Node 22) against mcpHandler and mcpTools on loopback: one test per scenario.
+  { name: "mcp conformance", run: async () => (await import("./mcp-conformance.mjs")).conformance() },
 ];
 export { root };

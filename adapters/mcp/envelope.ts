@@ -8,8 +8,8 @@
 import { failure, INVALID_PARAMS, INVALID_REQUEST, isObject, type JsonRpcFailure } from "./jsonrpc.js";
 import { isModern, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
-export const HEADER_MISMATCH = -32020;
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const HEADER_MISMATCH = -32020;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 export interface HeaderValues {
   protocolVersion: string | null;
@@ -94,7 +94,7 @@ function checkMethodHeader(method: string, headers: HeaderValues, id: string | n
 }
 
 /** A header value as sent: plain ASCII, or "=?base64?<utf-8 as base64>?=" (undefined when that is malformed). */
-export function decodeHeaderValue(value: string): string | undefined {
+function decodeHeaderValue(value: string): string | undefined {
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
   if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? undefined : value;
   try {

@@ -32,7 +32,7 @@ const asking = (name: string, description: string, schema: Record<string, unknow
     },
   });
 
-export function conformanceTools(): Tool[] {
+function conformanceTools(): Tool[] {
   return [
     tool({ name: "test_simple_text", description: "Returns simple text.", input: v.object({}), run: () => "This is a simple text response for testing." }),
     media("test_image_content", "Returns a 1x1 PNG.", [{ type: "image", mediaType: "image/png", data: PNG }]),
