@@ -17,7 +17,7 @@
 // and Workers get RuntimeNotSupportedError.
 import { abortReason } from "../src/errors.js";
 import type { Provider } from "../src/provider.js";
-import { parseJSONOutput, StreamDecoder, toResponse } from "./claude-local/output.js";
+import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./claude-local/output.js";
 import { runProcess, spawner } from "./claude-local/process.js";
 import type { ClaudeLocalOptions } from "./claude-local/options.js";
 import { cliArgs, transcript } from "./claude-local/prompt.js";
@@ -49,23 +49,20 @@ export function claudeLocal(options: ClaudeLocalOptions = {}): ClaudeLocalProvid
       const spawn = await spawner();
       const streaming = request.onDelta !== undefined;
       const args = cliArgs(options, request, streaming);
-      const decoder = streaming ? new StreamDecoder(request.onDelta) : undefined;
+      let ended: CliRun | undefined;
+      const decoder = streaming ? createCliStreamDecoder(request.onDelta, () => ended!) : undefined;
+      const lines = decoder ? splitLines((line) => decoder.push(line)) : undefined;
       const run = await runProcess(spawn, command, args, prompt, {
         cwd: options.cwd,
         env: options.env,
         timeout: options.timeout,
         signal: request.signal,
-        onStdout: decoder ? (text) => decoder.push(text) : undefined,
+        onStdout: lines ? (text) => lines.push(text) : undefined,
       });
-      decoder?.end();
-      const result = decoder ? decoder.result : parseJSONOutput(run.stdout);
-      const response = toResponse(result, run, command);
-      if (decoder && !decoder.streamedText && response.text) {
-        // No partial messages came (an older CLI, or settings that turn them off): the
-        // caller still gets the text, as one delta.
-        request.onDelta!({ type: "text-delta", text: response.text });
-      }
-      return response;
+      ended = { run, command };
+      if (!decoder) return toResponse(parseJSONOutput(run.stdout), run, command);
+      lines!.end();
+      return decoder.finish();
     },
   };
 }

@@ -1,5 +1,5 @@
 // Reading what the CLI printed: the result JSON, or stream-json events as they arrive.
-import type { FinishReason, ModelRequest, ModelResponse } from "../../src/provider.js";
+import type { FinishReason, ModelRequest, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { finishReason as anthropicFinish, toUsage } from "../claude/usage.js";
 import { ClaudeCliError } from "./errors.js";
 import type { ProcessResult } from "./process.js";
@@ -42,59 +42,79 @@ export function parseJSONOutput(stdout: string): CliResult | undefined {
   }
 }
 
+/** What the CLI's run ended with: the exit status and stderr its errors report. */
+export interface CliRun {
+  run: ProcessResult;
+  command: string;
+}
+
 /**
- * Decodes `--output-format stream-json` (NDJSON): text deltas from partial messages go to
- * onDelta as they arrive; the result line is kept. Fed arbitrary string chunks.
+ * Decodes `--output-format stream-json` (NDJSON), wearing the one decoder contract
+ * (src/provider.ts): push() takes one line; text deltas from partial messages go to
+ * onDelta as they arrive; finish() maps the result line once the process has ended
+ * (`ended` gives its exit status for the errors). Lines come from splitLines().
  */
-export class StreamDecoder {
-  result: CliResult | undefined;
-  streamedText = false;
-  private buffer = "";
-  constructor(private readonly onDelta: ModelRequest["onDelta"]) {}
+export function createCliStreamDecoder(onDelta: ModelRequest["onDelta"], ended: () => CliRun): StreamDecoder<string> {
+  let result: CliResult | undefined;
+  let streamedText = false;
+  return {
+    push(raw) {
+      const line = raw.trim();
+      if (!line) return;
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return; // not an event; a missing result line is reported at the end
+      }
+      if (isResult(msg)) {
+        result = msg;
+        return;
+      }
+      const m = msg as {
+        type?: unknown;
+        parent_tool_use_id?: unknown;
+        event?: { type?: unknown; delta?: { type?: unknown; text?: unknown } };
+      };
+      if (m.type !== "stream_event" || m.event?.type !== "content_block_delta") return;
+      // A subagent's text (Claude Code's Task tool) is not part of the answer.
+      if (typeof m.parent_tool_use_id === "string") return;
+      const d = m.event.delta;
+      if (d?.type === "text_delta" && typeof d.text === "string" && d.text !== "") {
+        streamedText = true;
+        onDelta?.({ type: "text-delta", text: d.text });
+      }
+    },
+    finish() {
+      const { run, command } = ended();
+      const response = toResponse(result, run, command);
+      // No partial messages came (an older CLI, or settings that turn them off): the
+      // caller still gets the text, as one delta.
+      if (!streamedText && response.text) onDelta?.({ type: "text-delta", text: response.text });
+      return response;
+    },
+  };
+}
 
-  push(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf("\n")) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      this.line(line);
-    }
-  }
-
-  end(): void {
-    const rest = this.buffer;
-    this.buffer = "";
-    this.line(rest);
-  }
-
-  private line(raw: string): void {
-    const line = raw.trim();
-    if (!line) return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return; // not an event; a missing result line is reported at the end
-    }
-    if (isResult(msg)) {
-      this.result = msg;
-      return;
-    }
-    const m = msg as {
-      type?: unknown;
-      parent_tool_use_id?: unknown;
-      event?: { type?: unknown; delta?: { type?: unknown; text?: unknown } };
-    };
-    if (m.type !== "stream_event" || m.event?.type !== "content_block_delta") return;
-    // A subagent's text (Claude Code's Task tool) is not part of the answer.
-    if (typeof m.parent_tool_use_id === "string") return;
-    const d = m.event.delta;
-    if (d?.type === "text_delta" && typeof d.text === "string" && d.text !== "") {
-      this.streamedText = true;
-      this.onDelta?.({ type: "text-delta", text: d.text });
-    }
-  }
+/** Splits text chunks into lines for a line decoder; `end()` flushes a last line without "\n". */
+export function splitLines(onLine: (line: string) => void): { push(chunk: string): void; end(): void } {
+  let buffer = "";
+  return {
+    push(chunk) {
+      buffer += chunk;
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        onLine(line);
+      }
+    },
+    end() {
+      const rest = buffer;
+      buffer = "";
+      onLine(rest);
+    },
+  };
 }
 
 export function toResponse(result: CliResult | undefined, run: ProcessResult, command: string): ModelResponse {
