@@ -2,7 +2,7 @@
 // that only gets the saved JSON (and the same tools and secret), against the Claude mock over
 // real HTTP. Nothing but the history crosses the process boundary.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -33,8 +33,10 @@ client.resume(decisions).then(
 `;
 
 let mock: ClaudeMock | undefined;
+let dir: string | undefined;
 afterAll(async () => {
   await mock?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 function runNode(file: string, env: Record<string, string>): Promise<unknown> {
@@ -60,7 +62,7 @@ describe("resume in a fresh process", () => {
 
     const tmp = join(root, ".tmp");
     mkdirSync(tmp, { recursive: true });
-    const dir = mkdtempSync(join(tmp, "resume-process-"));
+    dir = mkdtempSync(join(tmp, "resume-process-"));
     const program = join(dir, "resume.mjs");
     await build({
       stdin: { contents: RESUMER, resolveDir: root, loader: "ts" },
