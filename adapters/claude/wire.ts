@@ -10,11 +10,6 @@ export interface Block {
   [key: string]: unknown;
 }
 
-export interface TextBlock extends Block {
-  type: "text";
-  text: string;
-}
-
 export interface ToolUseBlock extends Block {
   type: "tool_use";
   id: string;
