@@ -5,7 +5,8 @@
 // the same peers in workerd.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
-import { jsonTool } from "../../src/index.js";
+import { createClient, jsonTool, type ToolMessage } from "../../src/index.js";
+import { scriptedProvider } from "../../src/testing.js";
 import { booking, picture } from "./fixtures/input-tools.js";
 import { allTools } from "./fixtures/tools.js";
 import { v2Handler } from "./fixtures/v2-server.js";
@@ -75,6 +76,27 @@ describe("mcpTools ↔ v2 SDK createMcpHandler (Node)", () => {
   });
   afterAll(() => served?.close());
   mcpToolsSuite(() => served.url);
+});
+
+describe("mcpTools in a client: exact remote names behind lower-cased registry keys", () => {
+  it("the model calls get_weather (the registry's key); the server receives Get_Weather", async () => {
+    const served = await serveHandler(v2Handler());
+    try {
+      const tools = await mcpTools({ url: served.url });
+      const provider = scriptedProvider([
+        { toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] },
+        (req) => `tool said: ${(req.messages.at(-1) as ToolMessage).results[0]!.output}`,
+      ]);
+      const client = createClient({ provider, tools });
+      expect(await client.chat("Weather in Rome?")).toBe("tool said: Rome: 21°C");
+      const sent = provider.requests[0]!.tools.map((t) => t.name);
+      expect(sent[0]).toBe("get_weather");
+      expect(sent[1]).toMatch(/^get_weather_[0-9a-z]{7}$/);
+      await tools.close();
+    } finally {
+      await served.close();
+    }
+  });
 });
 
 describe("mcpTools options", () => {
