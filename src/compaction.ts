@@ -3,7 +3,7 @@
 // than a provider's native one (Anthropic context editing, OpenAI's compaction endpoint):
 // it works the same on every provider and through fallback(), and the history stays the
 // neutral, portable one a later request (or another provider) can read.
-import { InvalidOptionsError } from "./errors.js";
+import { abortReason, InvalidOptionsError } from "./errors.js";
 import { emptyUsage, type Message, type Usage } from "./messages.js";
 import type { LoopConfig, RunOptions } from "./loop.js";
 import type { Provider } from "./provider.js";
@@ -81,6 +81,9 @@ export function compactor(options: CompactionOptions, inner: Provider): Compacto
             webSearch: cfg.registry.webSearch,
             toolChoice: "none",
             ...(opts.signal ? { signal: opts.signal } : {}),
+          }).catch((err: unknown) => {
+            // As for a step's call: an abort rejects with the signal's reason, whatever the adapter threw.
+            throw opts.signal?.aborted ? abortReason(opts.signal) : err;
           });
           history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
           size = sizeOf(history);

@@ -116,6 +116,25 @@ describe("compaction on the scripted provider", () => {
     expect(client.history[0]).toEqual({ role: "user", content: `${SUMMARY_HEADER}summary` });
   });
 
+  it("an abort during the summary call rejects with the signal's reason and leaves the history as it was", async () => {
+    const controller = new AbortController();
+    const reason = new Error("user left");
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: "read_sensor", arguments: { n: 1 } }], usage: { inputTokens: 10 } },
+      { toolCalls: [{ name: "read_sensor", arguments: { n: 2 } }], usage: { inputTokens: 5000 } },
+      () => {
+        controller.abort(reason);
+        return { error: new Error("adapter saw the abort its own way") };
+      },
+    ]);
+    const client = createClient({ provider, tools: [reading], compaction: { maxInputTokens: 1000, keepRecent: 1 } });
+    await expect(client.chat("go", { signal: controller.signal })).rejects.toBe(reason);
+    const history = client.history;
+    expect(history[0]).toEqual({ role: "user", content: "go" });
+    checkInvariant(history);
+    expect(history.filter((m) => m.role === "tool")).toHaveLength(2);
+  });
+
   it("refuses a bad limit with invalid_options", () => {
     const provider = scriptedProvider([]);
     for (const compaction of [{ maxInputTokens: 0 }, { maxInputTokens: -5 }, { maxInputTokens: 100, keepRecent: -1 }, { maxInputTokens: 100, keepRecent: 1.5 }, {} as never]) {
