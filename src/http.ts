@@ -1,10 +1,10 @@
 // The one way adapters talk HTTP: POST a JSON body and read back JSON (postJSON) or a
-// Server-Sent Events stream (postSSE, decoded by eventsource-parser). Around each exchange:
+// Server-Sent Events stream (postSSE, decoded by sse.ts). Around each exchange:
 // bounded retries (retry.ts decides which and how long to wait), abort everywhere, an idle
 // limit, body reads that always end (body.ts), typed errors that never carry an API key
 // (errors.ts scrubs them), and bodies too deep to handle safely cut (json-depth.ts). What a
 // vendor's error body means is the adapter's to say, through HttpSettings.readError.
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createSSEParser, type SSEEvent } from "./sse.js";
 import { chunkReader, readText, sleep } from "./body.js";
 import { describeError } from "./describe-error.js";
 import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "./errors.js";
@@ -12,7 +12,8 @@ import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-de
 import { isRetryableAnswer, isRetryableBodyFailure, retryAfter, retryDelay } from "./retry.js";
 import { isRecord, labelText } from "./values.js";
 
-export type { EventSourceMessage };
+/** One SSE event as postSSE hands it on (the name third-party adapters already use). */
+export type EventSourceMessage = SSEEvent;
 
 /**
  * The fetch signature we call. Narrower than `typeof fetch`, which some runtimes' types
@@ -115,17 +116,15 @@ export async function postSSE(
   }
   if (!res.body) throw new StreamError(http.provider, "the response has no body", { requestId });
   let handlerError: { error: unknown } | undefined;
-  const parser = createParser({
-    onEvent(ev) {
-      if (handlerError) return;
-      try {
-        // Decoders parse and clone each event; a pathologically deep one would overflow the
-        // stack, so it is handed on cut to MAX_RESPONSE_DEPTH (as postJSON does with a body).
-        onEvent(nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH) ? boundedEvent(ev) : ev, requestId);
-      } catch (error) {
-        handlerError = { error };
-      }
-    },
+  const parser = createSSEParser((ev) => {
+    if (handlerError) return;
+    try {
+      // Decoders parse and clone each event; a pathologically deep one would overflow the
+      // stack, so it is handed on cut to MAX_RESPONSE_DEPTH (as postJSON does with a body).
+      onEvent(nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH) ? boundedEvent(ev) : ev, requestId);
+    } catch (error) {
+      handlerError = { error };
+    }
   });
   const reader = res.body.getReader();
   const reads = chunkReader(http, reader, req.signal);

@@ -1,7 +1,7 @@
 // Decodes an MCP SSE stream into JSON-RPC messages: feed text as it arrives, get one
 // callback per message. Pure (no I/O) so it can be fed any chunking in tests. It also
 // remembers what a reconnect needs: the last event id and the server's retry hint.
-import { createParser } from "eventsource-parser";
+import { createSSEParser } from "../../src/sse.js";
 
 export interface MessageReader {
   feed(chunk: string): void;
@@ -20,8 +20,8 @@ export interface MessageReader {
 export function createMessageReader(onMessage: (message: unknown) => void, onInvalid: (data: string) => void): MessageReader {
   let lastEventId: string | undefined;
   let retry: number | undefined;
-  const parser = createParser({
-    onEvent(ev) {
+  const parser = createSSEParser(
+    (ev) => {
       if (ev.id !== undefined) lastEventId = ev.id;
       if (ev.event !== undefined && ev.event !== "message") return;
       if (ev.data.trim() === "") return;
@@ -34,10 +34,10 @@ export function createMessageReader(onMessage: (message: unknown) => void, onInv
       }
       onMessage(value);
     },
-    onRetry(ms) {
+    (ms) => {
       retry = ms;
     },
-  });
+  );
   return {
     feed: (chunk) => parser.feed(chunk),
     reset: () => parser.reset(),

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join, relative } from "node:path";
 import { Validator } from "@cfworker/json-schema";
-import { createParser } from "eventsource-parser";
+import { createSSEParser } from "../../src/sse.js";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import type { Turn } from "../../adapters/claude/wire.js";
 import type { Delta } from "../../src/provider.js";
@@ -93,10 +93,10 @@ export function randomPieces(bytes: Uint8Array, random: () => number, maxPieces 
   return pieces.filter((p) => p.length > 0);
 }
 
-/** Feeds byte pieces through the same layers postSSE uses (TextDecoder, eventsource-parser) into the decoder. */
+/** Feeds byte pieces through the same layers postSSE uses (TextDecoder, sse.ts) into the decoder. */
 export function decodePieces(pieces: Uint8Array[], onDelta?: (d: Delta) => void): Turn {
   const decoder = createStreamDecoder(onDelta ? { onDelta } : {});
-  const parser = createParser({ onEvent: (ev) => decoder.push(ev) });
+  const parser = createSSEParser((ev) => decoder.push(ev));
   const text = new TextDecoder();
   for (const p of pieces) parser.feed(text.decode(p, { stream: true }));
   parser.feed(text.decode());

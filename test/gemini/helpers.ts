@@ -1,5 +1,5 @@
 // Helpers shared by the Gemini adapter tests.
-import { createParser } from "eventsource-parser";
+import { createSSEParser } from "../../src/sse.js";
 import { gemini, type GeminiOptions } from "../../adapters/gemini.js";
 import { createStreamDecoder, type Decoded } from "../../adapters/gemini/decode.js";
 import type { Delta, ModelRequest, ModelResponse, Provider } from "../../src/index.js";
@@ -35,7 +35,7 @@ export async function generate(provider: Provider, stream: boolean, extra: Parti
 export function decodeSSE(pieces: readonly Uint8Array[]): { decoded: Decoded; deltas: Delta[] } {
   const deltas: Delta[] = [];
   const decoder = createStreamDecoder({}, (d) => deltas.push(d));
-  const parser = createParser({ onEvent: (ev) => decoder.push(ev.data) });
+  const parser = createSSEParser((ev) => decoder.push(ev.data));
   const text = new TextDecoder();
   for (const p of pieces) parser.feed(text.decode(p, { stream: true }));
   parser.feed(text.decode());

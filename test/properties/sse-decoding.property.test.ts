@@ -3,13 +3,13 @@
 // generated turns (arbitrary Unicode text, thinking, tool calls with arbitrary JSON
 // arguments) are cut at arbitrary byte boundaries (inside UTF-8 characters, inside
 // `data:` lines, one byte at a time) and fed through the same layers postSSE uses
-// (TextDecoder + eventsource-parser + the adapter's pure decoder). Deltas, the final
+// (TextDecoder + sse.ts + the adapter's pure decoder). Deltas, the final
 // response and any error must equal what one chunk gives. fast-check, fixed seeds, 10,000
 // runs per adapter, in-process (the mocks are only used once, to render the generated
 // streams).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createParser } from "eventsource-parser";
+import { createSSEParser } from "../../src/sse.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
@@ -178,20 +178,18 @@ const ADAPTERS: Adapter[] = [
   },
 ];
 
-/** Feeds byte pieces through TextDecoder + eventsource-parser into the adapter's decoder, like postSSE. */
+/** Feeds byte pieces through TextDecoder + sse.ts into the adapter's decoder, like postSSE. */
 function decode(adapter: Adapter, pieces: readonly Uint8Array[]): Outcome {
   const deltas: Delta[] = [];
   const d = adapter.decoder((x) => deltas.push(structuredClone(x)));
   let failure: unknown;
-  const parser = createParser({
-    onEvent(ev) {
-      if (failure !== undefined) return;
-      try {
-        d.event(ev);
-      } catch (err) {
-        failure = err;
-      }
-    },
+  const parser = createSSEParser((ev) => {
+    if (failure !== undefined) return;
+    try {
+      d.event(ev);
+    } catch (err) {
+      failure = err;
+    }
   });
   const text = new TextDecoder();
   try {

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { createParser } from "eventsource-parser";
+import { createSSEParser } from "../../../src/sse.js";
 
 /** The shared fixture tree (PROVENANCE.md); TOOLLOOP_FIXTURES points elsewhere when it lives elsewhere. */
 export const FIXTURES_ROOT = process.env.TOOLLOOP_FIXTURES ?? fileURLToPath(new URL("../../fixtures/recorded", import.meta.url));
@@ -48,7 +48,7 @@ export function splitResponsesStreams(lines: readonly string[]): string[][] {
 /** The data payloads of an SSE text, in order (an independent reading for oracles). */
 export function ssePayloads(sse: string): string[] {
   const out: string[] = [];
-  const parser = createParser({ onEvent: (e) => out.push(e.data) });
+  const parser = createSSEParser((e) => out.push(e.data));
   parser.feed(sse);
   return out;
 }
@@ -79,7 +79,7 @@ export function randomCuts(bytes: Uint8Array, random: () => number, maxPiece = 6
 /** Feeds byte pieces through a streaming UTF-8 decoder and the SSE parser, like postSSE does. */
 export function feedSSE(pieces: readonly Uint8Array[], onData: (data: string) => void): void {
   const decoder = new TextDecoder();
-  const parser = createParser({ onEvent: (e) => onData(e.data) });
+  const parser = createSSEParser((e) => onData(e.data));
   for (const p of pieces) parser.feed(decoder.decode(p, { stream: true }));
   parser.feed(decoder.decode());
 }

@@ -1,0 +1,84 @@
+// Server-sent events (the WHATWG "event stream" format) as a small pure state machine: feed
+// text as it arrives in any chunking, get one callback per event. No I/O of its own, so tests
+// can split a stream at every boundary. What a provider stream needs and nothing more: the
+// `data`, `event` and `id` fields, comments, CR / LF / CRLF line ends, multi-line data, a
+// leading BOM; `retry` goes to an optional callback (MCP reconnects use it), other fields
+// are ignored as the spec says.
+
+/** One dispatched event. `event` and `id` are undefined when the event did not set them. */
+export interface SSEEvent {
+  data: string;
+  event: string | undefined;
+  id: string | undefined;
+}
+
+export interface SSEParser {
+  /** Parses the next piece of the stream; complete events are dispatched before it returns. */
+  feed(chunk: string): void;
+  /** Forgets a half-read line or event (before reading a resumed stream). */
+  reset(): void;
+}
+
+/**
+ * An event ends at an empty line and is dispatched only if it had a `data` field; a stream
+ * that ends mid-event drops that event, as the spec's "end of file" rule says.
+ */
+export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (ms: number) => void): SSEParser {
+  const eol = /\r\n?|\n/g;
+  let buffered = "";
+  let atStart = true;
+  let afterCR = false;
+  let data: string | undefined;
+  let event: string | undefined;
+  let id: string | undefined;
+
+  function line(text: string): void {
+    if (text === "") {
+      if (data !== undefined) onEvent({ data, event, id });
+      data = event = id = undefined;
+      return;
+    }
+    const colon = text.indexOf(":");
+    if (colon === 0) return; // a comment (keep-alive pings)
+    const field = colon < 0 ? text : text.slice(0, colon);
+    // One space after the colon is the separator's, not the value's.
+    const value = colon < 0 ? "" : text.slice(text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
+    if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
+    else if (field === "event") event = value || undefined;
+    else if (field === "id") {
+      if (!value.includes("\0")) id = value;
+    } else if (field === "retry" && onRetry && /^\d+$/.test(value)) onRetry(Number(value));
+  }
+
+  return {
+    feed(chunk) {
+      if (!chunk) return;
+      if (atStart) {
+        atStart = false;
+        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      }
+      // A CR that ended the last chunk has ended its line already; an LF right after it is
+      // the second half of that CRLF, not an empty line.
+      if (afterCR) {
+        afterCR = false;
+        if (chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
+      }
+      // What is buffered holds no line end: scan only the new text.
+      eol.lastIndex = buffered.length;
+      buffered += chunk;
+      let start = 0;
+      for (let m = eol.exec(buffered); m; m = eol.exec(buffered)) {
+        line(buffered.slice(start, m.index));
+        start = eol.lastIndex;
+      }
+      afterCR = start === buffered.length && buffered.charCodeAt(start - 1) === 13;
+      if (start) buffered = buffered.slice(start);
+    },
+    reset() {
+      buffered = "";
+      atStart = true;
+      afterCR = false;
+      data = event = id = undefined;
+    },
+  };
+}
