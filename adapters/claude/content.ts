@@ -80,5 +80,5 @@ function describe(p: ContentPart): string {
   const part = p as { type?: unknown; mediaType?: unknown; filename?: unknown };
   const name = typeof part.filename === "string" ? ` ${part.filename}` : "";
   const type = typeof part.mediaType === "string" ? ` (${part.mediaType})` : "";
-  return `a ${String(part.type)} part${name}${type}`;
+  return `${part.type === "image" ? "an" : "a"} ${String(part.type)} part${name}${type}`;
 }
