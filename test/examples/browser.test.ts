@@ -1,7 +1,9 @@
-// examples/browser: the page's tools (DOM, localStorage, calculator) run in Chromium while
-// the model, a Claude mock, drives them; the answer must appear in the page. Once with the
-// page pointed straight at the mock (CORS on), once through the example's own key-adding
-// proxy (serve.mjs) with the page's default settings.
+// examples/browser: the page's tools (DOM, localStorage, calculator, a canvas chart) run in
+// Chromium while the model, a Claude or OpenAI mock, drives them; the answer must appear in the
+// page. Once with the page pointed straight at the mock (CORS on), once through the example's
+// own key-adding proxy (serve.mjs) with the page's default settings. The chart's PNG must reach
+// the mock as the provider's own image block, and the ask_user external tool must suspend the
+// run until a click in the page resumes it.
 import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
@@ -41,8 +43,21 @@ function toolResults(body: { messages: { role: string; content: { type: string; 
   return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result").map((b) => JSON.stringify(b.content));
 }
 
+/** Waits until the page is no longer running a turn; resolves with its state (done, waiting, error). */
+async function settled(page: Page): Promise<string> {
+  await page.waitForFunction(() => !["ready", "running"].includes(document.body.dataset.state ?? ""));
+  return (await page.evaluate(() => document.body.dataset.state))!;
+}
+
+/** A PNG's width and height, from its IHDR chunk (after checking the signature). */
+function pngSize(base64: string): { width: number; height: number } {
+  const png = Buffer.from(base64, "base64");
+  expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
 /** Opens the page, optionally seeds localStorage, presses Send and waits for the run to end. */
-async function askOnPage(url: string, seed: Record<string, string>, body: (page: Page) => Promise<void>): Promise<void> {
+async function askOnPage(url: string, seed: Record<string, string>, body: (page: Page) => Promise<void>, options: { message?: string; state?: string } = {}): Promise<void> {
   const page = await browser.context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
@@ -54,10 +69,10 @@ async function askOnPage(url: string, seed: Record<string, string>, body: (page:
       localStorage.clear();
       for (const [k, v] of Object.entries(entries)) localStorage.setItem(k, v);
     }, seed);
+    if (options.message !== undefined) await page.fill("#message", options.message);
     await page.click("#send");
-    await page.waitForFunction(() => !["ready", "running"].includes(document.body.dataset.state ?? ""));
-    const state = await page.evaluate(() => document.body.dataset.state);
-    expect(state, await page.locator("#transcript").innerText()).toBe("done");
+    const state = await settled(page);
+    expect(state, await page.locator("#transcript").innerText()).toBe(options.state ?? "done");
     await body(page);
     expect(problems).toEqual([]);
   } finally {
@@ -131,6 +146,132 @@ describe("browser example in Chromium", () => {
     } finally {
       await mock.close();
     }
+  });
+
+  it("draw_chart returns the canvas as a PNG: Claude gets an image block in tool_result, the page shows it", async () => {
+    const bars = [
+      { label: "Coffee beans", value: 25 },
+      { label: "Filters", value: 3.2 },
+      { label: "Mugs", value: 16 },
+    ];
+    const mock = await startClaudeMock({
+      cors: true,
+      script: [
+        { text: "Drawing it.", toolCalls: [{ id: "toolu_chart", name: "draw_chart", input: { title: "Order by line", bars } }] },
+        { text: "Coffee beans are most of the order." },
+      ],
+    });
+    try {
+      const url = `${siteURL}/?baseURL=${encodeURIComponent(mock.url)}&model=claude-test-model`;
+      await askOnPage(url, {}, async (page) => {
+        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Coffee beans are most of the order.");
+        // The mock checks what the real API checks (media type listed, base64, bytes match the type), so a 200 means it took it.
+        expect(mock.requests).toHaveLength(2);
+        const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
+        expect(result.tool_use_id).toBe("toolu_chart");
+        expect(result.is_error).not.toBe(true);
+        expect(result.content[0]).toEqual({ type: "text", text: expect.stringMatching(/^Bar chart "Order by line" \(480x260 px\): Coffee beans 25, Filters 3\.2, Mugs 16/) });
+        const image = result.content.find((b: { type: string }) => b.type === "image");
+        expect(image.source).toMatchObject({ type: "base64", media_type: "image/png" });
+        expect(pngSize(image.source.data)).toEqual({ width: 480, height: 260 });
+
+        // The conversation shows the very image the model got, and the canvas is on the page.
+        const img = page.locator("#transcript .image img");
+        await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(480);
+        expect(await img.getAttribute("src")).toBe(`data:image/png;base64,${image.source.data}`);
+        expect(await page.locator("#chart").isVisible()).toBe(true);
+        // Something was drawn: the bars' blue is in the PNG's pixels, read back from the canvas.
+        const blue = await page.evaluate(() => {
+          const c = document.querySelector<HTMLCanvasElement>("#chart")!;
+          const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i] === 0x3b && d[i + 1] === 0x6f && d[i + 2] === 0xd8) n++;
+          return n;
+        });
+        expect(blue).toBeGreaterThan(1000);
+      }, { message: "Show me a chart of my order." });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it("with OpenAI the chart goes back as an input_image in the function_call_output array", async () => {
+    const mock = await startOpenAIResponsesMock({
+      cors: true,
+      script: [
+        { toolCalls: [{ name: "draw_chart", input: { title: "Two bars", bars: [{ label: "a", value: 1 }, { label: "b", value: 2 }] } }] },
+        { text: "b is twice a." },
+      ],
+    });
+    try {
+      const url = `${siteURL}/?provider=openai&baseURL=${encodeURIComponent(mock.url)}&model=gpt-test`;
+      await askOnPage(url, {}, async (page) => {
+        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("b is twice a.");
+        expect(mock.requests).toHaveLength(2);
+        const output = mock.requests[1]!.body.input.find((i: { type: string }) => i.type === "function_call_output").output;
+        expect(output[0]).toMatchObject({ type: "input_text", text: expect.stringContaining('Bar chart "Two bars"') });
+        const image = output.find((p: { type: string }) => p.type === "input_image");
+        expect(image.image_url).toMatch(/^data:image\/png;base64,/);
+        expect(pngSize(image.image_url.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
+        expect(await page.locator("#transcript .image img").getAttribute("src")).toBe(image.image_url);
+      }, { message: "Chart a=1, b=2." });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it("ask_user is answered by the page: the run suspends, a click resumes it with { callId, output }", async () => {
+    const mock = await startClaudeMock({
+      cors: true,
+      script: [
+        {
+          text: "One question first.",
+          toolCalls: [{ id: "toolu_ask", name: "ask_user", input: { question: "When should we deliver?", options: ["Tuesday morning", "Friday afternoon"] } }],
+        },
+        { text: "Booked for Friday afternoon." },
+      ],
+    });
+    try {
+      const url = `${siteURL}/?baseURL=${encodeURIComponent(mock.url)}&model=claude-test-model`;
+      await askOnPage(url, {}, async (page) => {
+        // Suspended: the question is on the page and nothing more was sent to the model.
+        const question = page.locator("#transcript .question");
+        expect(await question.innerText()).toContain("When should we deliver?");
+        expect(await question.locator("button").allInnerTexts()).toEqual(["Tuesday morning", "Friday afternoon"]);
+        expect(mock.requests).toHaveLength(1);
+        expect(mock.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toContain("ask_user");
+        await page.waitForTimeout(200);
+        expect(mock.requests).toHaveLength(1);
+
+        await question.getByRole("button", { name: "Friday afternoon" }).click();
+        expect(await settled(page)).toBe("done");
+        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Booked for Friday afternoon.");
+        expect(await question.locator("button:disabled").count()).toBe(2);
+        expect(mock.requests).toHaveLength(2);
+        const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
+        expect(result).toMatchObject({ tool_use_id: "toolu_ask" });
+        expect(result.is_error).not.toBe(true);
+        expect(JSON.stringify(result.content)).toContain("Friday afternoon");
+        expect(await page.locator("#transcript .tool").allInnerTexts()).toContain("→ Friday afternoon");
+      }, { message: "Please deliver my order.", state: "waiting" });
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it("offline, the chart and the question work too (no model, no key)", async () => {
+    const offline = `${siteURL}/?provider=offline`;
+    await askOnPage(offline, {}, async (page) => {
+      const answer = await page.locator("#transcript .assistant.final").innerText();
+      expect(answer).toBe('(Offline, scripted.) Bar chart "Your order by line (EUR)" (480x260 px): Coffee beans (1 kg) 25, Paper filters 3.2, Enamel mug 16. The model got it as a image/png image.');
+      const src = await page.locator("#transcript .image img").getAttribute("src");
+      expect(pngSize(src!.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
+    }, { message: "Draw a chart of my order." });
+    await askOnPage(offline, {}, async (page) => {
+      await page.locator("#transcript .question").getByRole("button", { name: "Tuesday morning" }).click();
+      expect(await settled(page)).toBe("done");
+      expect(await page.locator("#transcript .assistant.final").innerText()).toBe("(Offline, scripted.) Delivery is booked for Tuesday morning.");
+    }, { message: "When can you deliver?", state: "waiting" });
   });
 
   it("works through serve.mjs, whose proxy adds the key the page never sees", async () => {
