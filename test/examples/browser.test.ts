@@ -208,7 +208,8 @@ describe("browser example in Chromium", () => {
       await askOnPage(url, {}, async (page) => {
         expect(await page.locator("#transcript .assistant.final").innerText()).toBe("b is twice a.");
         expect(mock.requests).toHaveLength(2);
-        const output = mock.requests[1]!.body.input.find((i: { type: string }) => i.type === "function_call_output").output;
+        const body = mock.requests[1]!.body as { input: any[] };
+        const output = body.input.find((i: { type: string }) => i.type === "function_call_output").output;
         expect(output[0]).toMatchObject({ type: "input_text", text: expect.stringContaining('Bar chart "Two bars"') });
         const image = output.find((p: { type: string }) => p.type === "input_image");
         expect(image.image_url).toMatch(/^data:image\/png;base64,/);
