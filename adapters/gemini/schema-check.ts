@@ -23,24 +23,8 @@
 // such as ["string", "null"], `anyOf` / `oneOf` / `allOf`, boolean subschemas.
 import { UnsupportedSchemaError } from "../../src/errors.js";
 import type { ToolSpec } from "../../src/provider.js";
+import { escapePointerToken, findInSchema, resolvePointer } from "../../src/schema-walk.js";
 import { isRecord } from "../../src/values.js";
-
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SCHEMA_ONE = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "propertyNames",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contentSchema",
-];
 
 export function checkToolSchemas(provider: string, tools: readonly ToolSpec[]): void {
   for (const tool of tools) {
@@ -59,17 +43,17 @@ export function schemaProblem(root: unknown): { path: string; reason: string } |
   }
   const anchors = new Set<string>();
   const ids = new Set<string>();
-  walk(root, "", (node) => {
+  findInSchema(root, (node) => {
     if (typeof node.$anchor === "string") anchors.add(node.$anchor);
     if (typeof node.$id === "string") ids.add(node.$id);
     return undefined;
   });
-  return walk(root, "", (node, path) => {
+  return findInSchema(root, (node, path) => {
     if (typeof node.$ref !== "string") return undefined;
     const extra = Object.keys(node).filter((k) => !k.startsWith("$") && k !== "description" && k !== "default");
     if (extra.length > 0) {
       return {
-        path: `${path}/${escape(extra[0]!)}`,
+        path: `${path}/${escapePointerToken(extra[0]!)}`,
         reason: `a schema with $ref may only have description and default beside it, found ${extra.map((k) => JSON.stringify(k)).join(", ")}`,
       };
     }
@@ -80,62 +64,12 @@ export function schemaProblem(root: unknown): { path: string; reason: string } |
   });
 }
 
-type Visit = (node: Record<string, unknown>, path: string) => { path: string; reason: string } | undefined;
-
-/** Visits every subschema (keyword-aware: property names and enum values are not schemas). */
-function walk(node: unknown, path: string, visit: Visit): { path: string; reason: string } | undefined {
-  if (!isRecord(node)) return undefined;
-  const found = visit(node, path);
-  if (found) return found;
-  for (const key of SCHEMA_MAPS) {
-    const map = node[key];
-    if (!isRecord(map)) continue;
-    for (const [name, sub] of Object.entries(map)) {
-      const r = walk(sub, `${path}/${escape(key)}/${escape(name)}`, visit);
-      if (r) return r;
-    }
-  }
-  for (const key of SCHEMA_LISTS) {
-    const list = node[key];
-    if (!Array.isArray(list)) continue;
-    for (let i = 0; i < list.length; i++) {
-      const r = walk(list[i], `${path}/${key}/${i}`, visit);
-      if (r) return r;
-    }
-  }
-  for (const key of SCHEMA_ONE) {
-    const sub = node[key];
-    if (Array.isArray(sub)) {
-      // draft-07 tuple form of items
-      for (let i = 0; i < sub.length; i++) {
-        const r = walk(sub[i], `${path}/${key}/${i}`, visit);
-        if (r) return r;
-      }
-    } else {
-      const r = walk(sub, `${path}/${key}`, visit);
-      if (r) return r;
-    }
-  }
-  return undefined;
-}
-
 function resolves(root: Record<string, unknown>, ref: string, anchors: Set<string>, ids: Set<string>): boolean {
   if (ids.has(ref)) return true;
   if (!ref.startsWith("#")) return false;
   const fragment = ref.slice(1);
   if (fragment === "") return true;
   if (!fragment.startsWith("/")) return anchors.has(decodeURIComponent(fragment));
-  let node: unknown = root;
-  for (const raw of fragment.slice(1).split("/")) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (isRecord(node)) node = node[key];
-    else return false;
-    if (node === undefined) return false;
-  }
+  const node = resolvePointer(root, fragment);
   return isRecord(node) || typeof node === "boolean";
-}
-
-function escape(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }

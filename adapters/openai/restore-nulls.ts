@@ -1,6 +1,7 @@
 // Undoes the strict-mode rewrite on the model's output: a `null` the model had to write
 // for a property the ORIGINAL schema left optional becomes an absent property again, so
 // the tool's own validation (and ask()) sees what the user's schema describes.
+import { resolvePointer } from "../../src/schema-walk.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { JSONSchema } from "../../src/schema.js";
 
@@ -69,20 +70,9 @@ function resolve(node: unknown, root: JSONSchema): JSONSchema | undefined {
     const ref = (current as JSONSchema).$ref;
     if (typeof ref !== "string") return current as JSONSchema;
     if (!ref.startsWith("#")) return undefined;
-    current = pointer(root, ref.slice(1));
+    current = resolvePointer(root, ref.slice(1));
   }
   return undefined;
-}
-
-function pointer(root: unknown, ptr: string): unknown {
-  if (ptr === "") return root;
-  let at: unknown = root;
-  for (const raw of ptr.split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (typeof at !== "object" || at === null) return undefined;
-    at = (at as Record<string, unknown>)[key];
-  }
-  return at;
 }
 
 /**

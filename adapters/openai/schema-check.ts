@@ -1,7 +1,7 @@
 // What OpenAI rejects in any function schema, strict or not; checkTools() reports it when
 // the tools are set instead of at the first request.
 import type { JSONSchema } from "../../src/schema.js";
-import { escapePointer } from "./strict-schema.js";
+import { findInSchema } from "../../src/schema-walk.js";
 
 /** Where a schema breaks a rule the API enforces even without strict mode. */
 export interface SchemaProblem {
@@ -19,39 +19,19 @@ export function findSchemaProblem(schema: JSONSchema, options: { arrayItems: boo
     return { path: "/type", reason: `function parameters must be an object schema (type "object"), got ${JSON.stringify(type)}` };
   }
   if (!options.arrayItems) return undefined;
-  return findArrayWithoutItems(schema, "", 0);
+  return findArrayWithoutItems(schema);
 }
 
-const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
-const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-const SUBSCHEMAS = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"];
-
-function findArrayWithoutItems(node: unknown, path: string, depth: number): SchemaProblem | undefined {
-  if (typeof node !== "object" || node === null || Array.isArray(node) || depth > 100) return undefined;
-  const s = node as Record<string, unknown>;
-  const isArray = s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"));
-  if (isArray && s.items === undefined && s.prefixItems === undefined) {
-    return { path, reason: 'an array schema needs "items" (OpenAI rejects "array schema missing items")' };
-  }
-  for (const key of SUBSCHEMA_MAPS) {
-    const map = s[key];
-    if (typeof map !== "object" || map === null) continue;
-    for (const [name, sub] of Object.entries(map)) {
-      const p = findArrayWithoutItems(sub, `${path}/${key}/${escapePointer(name)}`, depth + 1);
-      if (p) return p;
-    }
-  }
-  for (const key of SUBSCHEMA_LISTS) {
-    const list = s[key];
-    if (!Array.isArray(list)) continue;
-    for (let i = 0; i < list.length; i++) {
-      const p = findArrayWithoutItems(list[i], `${path}/${key}/${i}`, depth + 1);
-      if (p) return p;
-    }
-  }
-  for (const key of SUBSCHEMAS) {
-    const p = findArrayWithoutItems(s[key], `${path}/${key}`, depth + 1);
-    if (p) return p;
-  }
-  return undefined;
+/** The first array schema without `items` (or `prefixItems`), looked for 100 levels deep. */
+function findArrayWithoutItems(schema: JSONSchema): SchemaProblem | undefined {
+  return findInSchema(
+    schema,
+    (s, path) => {
+      const isArray = s.type === "array" || (Array.isArray(s.type) && s.type.includes("array"));
+      if (!isArray || s.items !== undefined || s.prefixItems !== undefined) return undefined;
+      return { path, reason: 'an array schema needs "items" (OpenAI rejects "array schema missing items")' };
+    },
+    "",
+    100,
+  );
 }

@@ -4,6 +4,7 @@
 // subset where it can (optional properties become required-but-nullable) and says why
 // when it cannot, so the caller can send that one schema non-strict instead.
 // (./restore-nulls.ts undoes the rewrite on what the model writes.)
+import { escapePointerToken } from "../../src/schema-walk.js";
 import type { JSONSchema } from "../../src/schema.js";
 
 export type StrictResult =
@@ -72,7 +73,7 @@ function convert(node: unknown, path: string, depth: number, walk: Walk): JSONSc
   const out: JSONSchema = {};
   const object = isObjectSchema(src);
   for (const [key, value] of Object.entries(src)) {
-    const at = `${path}/${escapePointer(key)}`;
+    const at = `${path}/${escapePointerToken(key)}`;
     if (KEPT.has(key)) {
       out[key] = value;
     } else if (DROPPED.has(key)) {
@@ -97,7 +98,7 @@ function convert(node: unknown, path: string, depth: number, walk: Walk): JSONSc
     } else if (key === "$defs" || key === "definitions") {
       if (typeof value !== "object" || value === null) throw new NotStrict(at, `${key} must be an object`);
       const defs: Record<string, JSONSchema> = {};
-      for (const [name, def] of Object.entries(value)) defs[name] = convert(def, `${at}/${escapePointer(name)}`, 0, walk);
+      for (const [name, def] of Object.entries(value)) defs[name] = convert(def, `${at}/${escapePointerToken(name)}`, 0, walk);
       out[key] = defs;
     } else {
       throw new NotStrict(at, `"${key}" is not supported in strict mode`);
@@ -111,7 +112,7 @@ function convert(node: unknown, path: string, depth: number, walk: Walk): JSONSc
     const properties: Record<string, JSONSchema> = {};
     for (const [name, prop] of Object.entries(props)) {
       walk.properties++;
-      const converted = convert(prop, `${path}/properties/${escapePointer(name)}`, depth + 1, walk);
+      const converted = convert(prop, `${path}/properties/${escapePointerToken(name)}`, depth + 1, walk);
       properties[name] = required.has(name) ? converted : nullable(converted);
     }
     if (walk.properties > MAX_PROPERTIES) throw new NotStrict(path, `more than ${MAX_PROPERTIES} properties`);
@@ -155,8 +156,4 @@ function isObjectSchema(node: unknown): boolean {
   if (typeof node !== "object" || node === null) return false;
   const s = node as Record<string, unknown>;
   return s.type === "object" || s.properties !== undefined || (Array.isArray(s.type) && s.type.includes("object"));
-}
-
-export function escapePointer(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
