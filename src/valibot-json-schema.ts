@@ -58,53 +58,60 @@ function intersectEnum(out: Out, values: unknown[]): void {
   }
 }
 
+/** Bound actions: the keyword each sets, and whether the stricter bound is the larger. */
+const BOUNDS: Record<string, [string, boolean]> = {
+  min_value: ["minimum", true],
+  gt_value: ["exclusiveMinimum", true],
+  max_value: ["maximum", false],
+  lt_value: ["exclusiveMaximum", false],
+};
+
+/** Count actions: which of the lower (1) and upper (2) bound each sets. */
+const COUNTS: Record<string, number> = { min_length: 1, max_length: 2, length: 3, min_entries: 1, max_entries: 2, entries: 3 };
+
 /** One pipe action; actions with no JSON Schema form are left to valibot's own validation. */
 function applyAction(out: Out, a: Node): void {
   const t: string = a.type;
   const req = a.requirement;
-  // Length-like actions: items on arrays, characters on everything else.
-  const lengthKey = (max: boolean) => (out.type === "array" ? (max ? "maxItems" : "minItems") : max ? "maxLength" : "minLength");
+  const bound = (key: string, larger: boolean, x: number) => (out[key] = (larger ? lower : upper)(out[key], x));
+  // Length-like actions count items on arrays, properties on records, characters otherwise.
+  const keys = t.endsWith("entries") ? ["minProperties", "maxProperties"] : out.type === "array" ? ["minItems", "maxItems"] : ["minLength", "maxLength"];
   if (FORMATS[t]) out.format = FORMATS[t];
   else if (req instanceof RegExp && !NO_PATTERN.has(t)) out.pattern ??= req.source;
   else if (t === "starts_with" || t === "ends_with" || t === "includes") {
-    out.pattern ??= t === "starts_with" ? `^${escapeRegExp(req)}` : t === "ends_with" ? `${escapeRegExp(req)}$` : escapeRegExp(req);
+    const text = escapeRegExp(req);
+    out.pattern ??= t === "starts_with" ? `^${text}` : t === "ends_with" ? `${text}$` : text;
   } else if (t === "description" || t === "title") out[t] = a[t];
   else if (t === "base64") out.contentEncoding = "base64";
-  else if (t === "integer") out.type = "integer";
-  else if (t === "safe_integer") {
+  else if (t === "integer" || t === "safe_integer") {
     out.type = "integer";
-    out.minimum = lower(out.minimum, Number.MIN_SAFE_INTEGER);
-    out.maximum = upper(out.maximum, Number.MAX_SAFE_INTEGER);
+    if (t !== "integer") {
+      bound("minimum", true, Number.MIN_SAFE_INTEGER);
+      bound("maximum", false, Number.MAX_SAFE_INTEGER);
+    }
   } else if (t === "multiple_of") out.multipleOf = req;
-  else if (t === "examples") out.examples = Array.isArray(out.examples) ? [...out.examples, ...a.examples] : a.examples;
-  else if (t === "metadata") {
-    const m = a.metadata;
+  else if (t === "examples" || t === "metadata") {
+    const m = t === "examples" ? { examples: a.examples } : a.metadata;
     if (typeof m.title === "string") out.title = m.title;
     if (typeof m.description === "string") out.description = m.description;
     if (Array.isArray(m.examples)) out.examples = Array.isArray(out.examples) ? [...out.examples, ...m.examples] : m.examples;
     for (const k of Object.keys(m)) if (k !== "title" && k !== "description" && k !== "examples" && k !== "__proto__") out[k] = m[k];
-  } else if (t === "min_value" || t === "max_value" || t === "gt_value" || t === "lt_value") {
-    if (!isNumberType(out.type) || !finite(req)) return;
-    const key = t === "min_value" ? "minimum" : t === "max_value" ? "maximum" : t === "gt_value" ? "exclusiveMinimum" : "exclusiveMaximum";
-    out[key] = (t === "min_value" || t === "gt_value" ? lower : upper)(out[key], req);
-  } else if (t === "min_length" || t === "max_length" || t === "length") {
+  } else if (BOUNDS[t]) {
+    if (isNumberType(out.type) && finite(req)) bound(...BOUNDS[t], req);
+  } else if (COUNTS[t]) {
     if (!isCount(req)) return;
-    if (t !== "max_length") out[lengthKey(false)] = lower(out[lengthKey(false)], req);
-    if (t !== "min_length") out[lengthKey(true)] = upper(out[lengthKey(true)], req);
-  } else if (t === "non_empty") out[lengthKey(false)] = lower(out[lengthKey(false)], 1);
-  else if (t === "empty") out[lengthKey(true)] = 0;
-  else if (t === "min_entries" || t === "max_entries" || t === "entries") {
-    if (!isCount(req)) return;
-    if (t !== "max_entries") out.minProperties = lower(out.minProperties, req);
-    if (t !== "min_entries") out.maxProperties = upper(out.maxProperties, req);
-  } else if (t === "value") {
+    if (COUNTS[t] & 1) bound(keys[0]!, true, req);
+    if (COUNTS[t] & 2) bound(keys[1]!, false, req);
+  } else if (t === "non_empty") bound(keys[0]!, true, 1);
+  else if (t === "empty") out[keys[1]!] = 0;
+  else if (t === "value") {
     if (isConst(req) && (!("const" in out) || out.const === req)) out.const = req;
-  } else if (t === "values") {
-    if ((req as unknown[]).every(isConst)) intersectEnum(out, req);
+  } else if (t === "values" || t === "not_values") {
+    if (!(req as unknown[]).every(isConst)) return;
+    if (t === "values") intersectEnum(out, req);
+    else if (req.length) out.not = orNot(out.not, { enum: [...new Set(req)] });
   } else if (t === "not_value") {
     if (isConst(req)) out.not = orNot(out.not, { const: req });
-  } else if (t === "not_values") {
-    if ((req as unknown[]).every(isConst) && req.length) out.not = orNot(out.not, { enum: [...new Set(req)] });
   }
 }
 

@@ -5,4 +5,4 @@ export interface BundleSize {
   gzip: number;
   nodeImports: string[];
 }
-export declare function bundleSize(agentFile: string, exportName?: string): Promise<BundleSize>;
+export declare function bundleSize(agentFile: string, exportName?: string, extraPlugins?: unknown[]): Promise<BundleSize>;

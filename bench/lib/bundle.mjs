@@ -35,9 +35,10 @@ const isBuiltin = (p) => p.startsWith("node:") || builtins.has(p.split("/")[0]);
 /**
  * Size of a minimal program, as a browser app would ship it: esbuild, bundled, minified,
  * platform browser, ESM, gzip level 9. `exportName` of `agentFile` is called once, so
- * tree-shaking keeps what one tool-calling loop needs and nothing else.
+ * tree-shaking keeps what one tool-calling loop needs and nothing else. `extraPlugins` run
+ * first (size-report.mjs stubs modules out with one to see what they cost).
  */
-export async function bundleSize(agentFile, exportName = "jsonAgent") {
+export async function bundleSize(agentFile, exportName = "jsonAgent", extraPlugins = []) {
   const nodeImports = new Set();
   const result = await build({
     stdin: {
@@ -56,6 +57,7 @@ export async function bundleSize(agentFile, exportName = "jsonAgent") {
     legalComments: "none",
     define: { "process.env.NODE_ENV": '"production"' },
     plugins: [
+      ...extraPlugins,
       toolloopFromSource,
       {
         // A package that still imports a Node built-in in its browser build: keep the import

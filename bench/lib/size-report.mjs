@@ -1,0 +1,76 @@
+// What a minimal toolloop agent pays for, module by module and feature by feature:
+//   node bench/lib/size-report.mjs            (all five agents, markdown tables)
+//   node bench/lib/size-report.mjs anthropic  (one agent)
+// Per module: bytes in the minified bundle and an estimate of their gzip share. Per feature:
+// the real gzip difference when the feature's modules are replaced by empty stubs (a what-if
+// build, never run), which is what making that feature tree-shake would save.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { bundleSize, repoRoot } from "./bundle.mjs";
+
+const AGENTS = ["anthropic", "responses", "chat", "compatible", "gemini"];
+
+/** Features of 0.2 (and older weight) by the modules that hold them. */
+export const FEATURES = {
+  "suspension (decisions, pending)": ["src/suspend.ts"],
+  "signing (secret)": ["src/sign.ts"],
+  tracing: ["src/trace.ts"],
+  compaction: ["src/compaction.ts"],
+  pricing: ["src/pricing.ts"],
+  "valibot → JSON Schema": ["src/valibot-json-schema.ts"],
+  "SSE parser": ["src/sse.ts"],
+  "history checks": ["src/history.ts"],
+  "key redaction (secrets)": ["src/secrets.ts"],
+  "Claude structured output (ask)": ["adapters/claude/structured-output.ts", "adapters/claude/output-schema.ts"],
+  "Claude prompt caching": ["adapters/claude/cache.ts"],
+  "Claude content parts": ["adapters/claude/content.ts"],
+};
+
+/** A module with every export kept but empty: enough for esbuild to bundle the importers. */
+function stub(file) {
+  const src = readFileSync(join(repoRoot, file), "utf8");
+  const names = new Set();
+  for (const m of src.matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)/gm)) names.add(m[1]);
+  return [...names].map((n) => `export const ${n} = undefined;`).join("\n") || "export {};";
+}
+
+const stubbing = (files) => ({
+  name: "stub-modules",
+  setup(b) {
+    const wanted = new Set(files.map((f) => join(repoRoot, f)));
+    b.onLoad({ filter: /\.ts$/ }, (args) => (wanted.has(args.path) ? { contents: stub(args.path.slice(repoRoot.length + 1)), loader: "ts" } : undefined));
+  },
+});
+
+export async function report(agent) {
+  const file = `./agents/toolloop-${agent}.mjs`;
+  const full = await bundleSize(file);
+  const out = Object.values(full.metafile.outputs)[0];
+  const ratio = full.gzip / full.minified;
+  const modules = Object.entries(out.inputs)
+    .map(([path, v]) => ({ path: path.replace(/.*node_modules\//, ""), minified: v.bytesInOutput, gzipEstimate: Math.round(v.bytesInOutput * ratio) }))
+    .filter((m) => m.minified > 0)
+    .sort((a, b) => b.minified - a.minified);
+  const features = [];
+  for (const [name, files] of Object.entries(FEATURES)) {
+    const present = files.filter((f) => Object.keys(out.inputs).includes(f));
+    if (!present.length) continue;
+    const without = await bundleSize(file, "jsonAgent", [stubbing(present)]);
+    features.push({ name, files: present, gzipSaved: full.gzip - without.gzip, minifiedSaved: full.minified - without.minified });
+  }
+  return { agent, gzip: full.gzip, minified: full.minified, modules, features };
+}
+
+const kib = (n) => `${(n / 1024).toFixed(2)} KiB`;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const which = process.argv[2] ? [process.argv[2]] : AGENTS;
+  for (const agent of which) {
+    const r = await report(agent);
+    console.log(`\n### toolloop-${agent}: ${kib(r.gzip)} gzip (${r.minified} B minified)\n`);
+    console.log("| module | minified B | ≈ gzip B |\n| --- | ---: | ---: |");
+    for (const m of r.modules) console.log(`| ${m.path} | ${m.minified} | ${m.gzipEstimate} |`);
+    console.log("\n| feature (stubbed out) | gzip saved | minified saved |\n| --- | ---: | ---: |");
+    for (const f of r.features) console.log(`| ${f.name} | ${f.gzipSaved} | ${f.minifiedSaved} |`);
+  }
+}
