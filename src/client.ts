@@ -4,7 +4,7 @@
 import { formatIssues } from "./issues.js";
 import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, InvalidOptionsError, InvalidToolError, StructuredOutputError, SuspendedError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, SuspendedError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
 import { pendingCalls, runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
@@ -158,11 +158,25 @@ export function createClient(options: ClientOptions): Client {
     const cfg = config(call);
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
     if (call?.decisions) await applyDecisions(history, call.decisions, cfg, opts);
+    const before = history.length;
+    const last = history[before - 1];
+    const waiting = last?.role === "tool" ? structuredClone(last) : undefined;
     if (prompt !== undefined) {
       cancelPending(history);
       history.push(checkMessage({ role: "user", content: prompt }, "prompt"));
     }
-    const r = await runLoop(history, cfg, opts);
+    let r: RunResult;
+    try {
+      r = await runLoop(history, cfg, opts);
+    } catch (err) {
+      // A prompt the provider refuses before sending anything (a part it cannot take) is taken
+      // back, with what it cancelled: otherwise every later call would fail on the same part.
+      if (prompt !== undefined && isToolloopError(err, "unsupported_content") && history.length === before + 1) {
+        history.pop();
+        if (waiting) history[before - 1] = waiting;
+      }
+      throw err;
+    }
     lastRun = r;
     return r;
   };

@@ -4,7 +4,7 @@ export { fallback } from "./fallback.js";
 export type { Pricing } from "./pricing.js";
 export type { CompactionOptions } from "./compaction.js";
 export type { Tracer, TraceSpan, TraceContext } from "./trace.js";
-export { tool, jsonTool, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions, type ToolInput, type ToolOutput } from "./tool.js";
+export { tool, jsonTool, toolOutput, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions, type ToolInput, type ToolOutput } from "./tool.js";
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";
 export { toJSONSchema, type JSONSchema, type SchemaInput, type StandardJSONSchemaLike } from "./schema.js";
@@ -49,6 +49,9 @@ export {
   BrowserKeyError,
   SuspendedError,
   InvalidDecisionError,
+  UnsupportedContentError,
+  MissingApiKeyError,
+  InvalidOptionsError,
   type ErrorCode,
   type ToolloopErrorOf,
   type ValidationIssue,

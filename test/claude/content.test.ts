@@ -169,6 +169,20 @@ describe("what Claude cannot take fails before sending", () => {
   });
 });
 
+describe("a refused prompt loses nothing", () => {
+  it("the prompt with a part Claude cannot take is taken back: the next call works and history is as before", async () => {
+    const { mock, provider } = await setup([{ text: "fine" }]);
+    const client = createClient({ provider });
+    const before = client.history;
+    const err = await client.chat([{ type: "text", text: "look" }, { type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);
+    expect(isToolloopError(err, "unsupported_content")).toBe(true);
+    expect(client.history).toEqual(before);
+    expect(mock.requests).toHaveLength(0);
+    expect(await client.chat("hello")).toBe("fine");
+    expect(client.history.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+});
+
 describe("the mock checks blocks as the API does (so the tests above can fail)", () => {
   const request = (content: unknown[], role = "user") => ({
     model: "m",
