@@ -66,6 +66,28 @@ export function findInSchema<T>(
   return undefined;
 }
 
+/**
+ * A shallow copy of `node` with each of its direct subschemas replaced by `map(sub)` (for
+ * rewriting a schema level by level; `map` recurses by calling mapSubschemas itself).
+ */
+export function mapSubschemas(node: Record<string, unknown>, map: (sub: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...node };
+  for (const key of SUBSCHEMA_MAPS) {
+    const m = out[key];
+    if (isRecord(m)) out[key] = Object.fromEntries(Object.entries(m).map(([k, v]) => [k, map(v)]));
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = out[key];
+    if (Array.isArray(list)) out[key] = list.map(map);
+  }
+  for (const key of SUBSCHEMA_ONE) {
+    const sub = out[key];
+    if (Array.isArray(sub)) out[key] = sub.map(map);
+    else if (isRecord(sub)) out[key] = map(sub);
+  }
+  return out;
+}
+
 /** A property name as one JSON Pointer token: "~" → "~0", "/" → "~1". */
 export function escapePointerToken(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");

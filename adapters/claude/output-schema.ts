@@ -4,6 +4,7 @@
 // description (so the model still sees them) — the client validates the answer against
 // the original schema anyway and re-asks once on a mismatch.
 import type { JSONSchema } from "../../src/schema.js";
+import { mapSubschemas } from "../../src/schema-walk.js";
 import { isRecord } from "./wire.js";
 
 const MOVED = [
@@ -19,26 +20,13 @@ const MOVED = [
   "maxProperties",
 ] as const;
 
-const SUBSCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties"] as const;
-const SUBSCHEMA_LISTS = ["anyOf", "allOf", "oneOf", "prefixItems"] as const;
-const SUBSCHEMAS = ["items", "not", "additionalProperties", "if", "then", "else", "contains"] as const;
-
 export function toOutputSchema(schema: JSONSchema): JSONSchema {
   return transform(schema) as JSONSchema;
 }
 
 function transform(node: unknown): unknown {
   if (!isRecord(node)) return node;
-  const out: Record<string, unknown> = { ...node };
-  for (const key of SUBSCHEMA_MAPS) {
-    const map = out[key];
-    if (isRecord(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, transform(v)]));
-  }
-  for (const key of SUBSCHEMA_LISTS) {
-    const list = out[key];
-    if (Array.isArray(list)) out[key] = list.map(transform);
-  }
-  for (const key of SUBSCHEMAS) if (isRecord(out[key])) out[key] = transform(out[key]);
+  const out = mapSubschemas(node, transform);
 
   const moved: string[] = [];
   for (const key of MOVED) {
