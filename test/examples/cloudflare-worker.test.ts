@@ -332,7 +332,7 @@ describe("Cloudflare Worker example without a key", () => {
       const asked = parseSSE(await (await post("/chat/offline-pay", { message: "Pay 25 EUR to Ada." })).text());
       expect(asked.map((e) => e.event).slice(-2)).toEqual(["suspended", "finish"]);
       const [waiting] = asked.at(-2)!.data.pending;
-      expect(waiting).toMatchObject({ name: "pay", kind: "approval", input: { amount: 25, currency: "EUR", to: "Ada" } });
+      expect(waiting).toMatchObject({ callId: "call_1", name: "pay", kind: "approval", input: { amount: 25, currency: "EUR", to: "Ada" } });
       const paid = parseSSE(await (await post("/chat/offline-pay/decisions", { decisions: [{ callId: waiting.callId, approved: true }] })).text());
       expect(paid.at(-1)).toMatchObject({ event: "finish", data: { status: "done", text: "Done: I paid 25 EUR to Ada." } });
 

@@ -61,17 +61,19 @@ function offline(): Provider {
           return paid ? `Done: I paid ${amount} ${currency} to ${to}.` : `I did not pay (${error}).`;
         }
         const text = last?.role === "user" && typeof last.content === "string" ? last.content : "";
+        // Each request has a new script, so call ids come from the conversation's length: unique within it.
+        const id = `call_${request.messages.length}`;
         const payment = /\bpay\s+(\d+(?:\.\d+)?)\s*(EUR|USD|GBP)?(?:\s+to\s+([\w .'-]+?))?\s*(?:[.,!?]|$)/i.exec(text);
         if (payment) {
           const [, amount, currency = "EUR", to = "the landlord"] = payment;
           return {
             text: "Offline mode (no ANTHROPIC_API_KEY or OPENAI_API_KEY set). This payment needs your approval.",
-            toolCalls: [{ name: "pay", arguments: { amount: Number(amount), currency: currency.toUpperCase(), to } }],
+            toolCalls: [{ id, name: "pay", arguments: { amount: Number(amount), currency: currency.toUpperCase(), to } }],
           };
         }
         return {
           text: "Offline mode (no ANTHROPIC_API_KEY or OPENAI_API_KEY set). Checking the clock.",
-          toolCalls: [{ name: "current_time", arguments: { timeZone: "UTC" } }],
+          toolCalls: [{ id, name: "current_time", arguments: { timeZone: "UTC" } }],
         };
       },
     ],
