@@ -35,7 +35,10 @@ export function createRegistry(tools: readonly Tool[]): Registry {
       continue;
     }
     map.set(key, t);
-    specs.push({ name: key, description: t.description ?? "", parameters: t.parameters });
+    // Tool input is an object by contract; a schema served without `type` (MCP servers may) says
+    // so explicitly for the providers that require it. The Tool keeps its schema as given.
+    const p = t.parameters;
+    specs.push({ name: key, description: t.description ?? "", parameters: p && p.type === undefined ? { type: "object", ...p } : p });
   }
   return { tools: map, specs, webSearch };
 }

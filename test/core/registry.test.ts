@@ -146,3 +146,15 @@ describe("setTools", () => {
     expect(() => client.setTools([])).not.toThrow();
   });
 });
+
+describe("schemas served without a type", () => {
+  it("a raw Tool whose schema has no type is sent as an object schema; the Tool keeps its schema as given", async () => {
+    const { createRegistry } = await import("../../src/registry.js");
+    const parameters = { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: { type: "string" } } };
+    const raw = { name: "Remote", description: "d", parameters, call: async () => "ok" };
+    const r = createRegistry([raw]);
+    expect(r.specs[0]!.parameters).toEqual({ type: "object", ...parameters });
+    expect(raw.parameters).toEqual(parameters);
+    expect("type" in raw.parameters).toBe(false);
+  });
+});
