@@ -4,5 +4,7 @@ export interface BundleSize {
   minified: number;
   gzip: number;
   nodeImports: string[];
+  /** esbuild's metafile: per input, bytesInOutput. */
+  metafile: { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
 }
 export declare function bundleSize(agentFile: string, exportName?: string, extraPlugins?: unknown[]): Promise<BundleSize>;
