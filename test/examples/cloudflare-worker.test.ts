@@ -251,8 +251,10 @@ describe("Cloudflare Worker example: approval flow", () => {
       expect(res.status, JSON.stringify(decisions)).toBe(400);
       expect(await res.json()).toMatchObject({ code: "invalid_decision" });
     }
-    const bad = await fetch(new URL("/chat/finn/decisions", worker.url), { method: "POST", body: '{"approve": true}' });
-    expect(bad.status).toBe(400);
+    for (const body of ['{"approve": true}', '{"decisions": []}']) {
+      const bad = await fetch(new URL("/chat/finn/decisions", worker.url), { method: "POST", body });
+      expect(bad.status, body).toBe(400);
+    }
     expect(mock.requests.length).toBe(requests);
     expect(await state("finn")).toEqual(before);
   });

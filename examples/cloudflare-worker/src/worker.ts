@@ -139,7 +139,8 @@ export class Conversation extends DurableObject<Env> {
     const body = (await request.json().catch(() => null)) as Body;
     if (request.method === "PUT") return this.replace(body);
     if (decisionsPath) {
-      if (!Array.isArray(body?.decisions)) return bad('expected a JSON body {"decisions": [{"callId": "...", "approved": true}, ...]}');
+      // (An empty list would resume nothing and, with nothing waiting, call the model again.)
+      if (!Array.isArray(body?.decisions) || body.decisions.length === 0) return bad('expected a JSON body {"decisions": [{"callId": "...", "approved": true}, ...]}');
       const decisions = body.decisions as Decision[];
       return this.turn((client) => client.stream(undefined, { decisions }), true);
     }
