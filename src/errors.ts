@@ -212,6 +212,12 @@ export class ProviderError extends ToolloopError {
   /** The provider's own error type, e.g. "rate_limit_error", "invalid_request_error", "RESOURCE_EXHAUSTED". */
   readonly type: string | undefined;
   readonly requestId: string | undefined;
+  /**
+   * The same request may succeed if sent again. HTTP error answers are retried by the HTTP
+   * kit (maxRetries) before this reaches you; an error that arrived inside a stream is never
+   * resent automatically (events may already have been delivered), so there it is
+   * informational: for a caller, or fallback(), to act on (see src/retry.ts).
+   */
   readonly retryable: boolean;
   constructor(init: {
     provider: string;
