@@ -24,6 +24,11 @@ export const FEATURES = {
   "Claude structured output (ask)": ["adapters/claude/structured-output.ts", "adapters/claude/output-schema.ts"],
   "Claude prompt caching": ["adapters/claude/cache.ts"],
   "Claude content parts": ["adapters/claude/content.ts"],
+  "OpenAI Chat Completions codec": ["adapters/openai/chat-decode.ts", "adapters/openai/chat-encode.ts"],
+  "OpenAI Responses codec": ["adapters/openai/responses-decode.ts", "adapters/openai/responses-encode.ts"],
+  "OpenAI strict mode": ["adapters/openai/strict-schema.ts", "adapters/openai/strict-mode.ts", "adapters/openai/restore-nulls.ts"],
+  "OpenAI content parts": ["adapters/openai/content.ts"],
+  "Gemini media parts": ["adapters/gemini/media.ts"],
 };
 
 /** A module with every export kept but empty: enough for esbuild to bundle the importers. */
