@@ -223,7 +223,7 @@ const env = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,
   machine: `${os.cpus()[0]?.model ?? "unknown CPU"}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()} ${os.arch()}`,
-  toolloop: `${rootPkg.version} (${commit}; valibot ${depVersion("valibot")}, @valibot/to-json-schema ${depVersion("@valibot/to-json-schema")}, @cfworker/json-schema ${depVersion("@cfworker/json-schema")}, eventsource-parser ${depVersion("eventsource-parser")}; esbuild ${depVersion("esbuild")})`,
+  toolloop: `${rootPkg.version} (${commit}; valibot ${depVersion("valibot")}, @cfworker/json-schema ${depVersion("@cfworker/json-schema")}; esbuild ${depVersion("esbuild")})`,
   versions,
   config: CFG,
   quick: QUICK,
