@@ -9,7 +9,7 @@
 // "offline" (what serve.mjs opens when it has no key) is a scripted stand-in for a model that
 // drives the same tools, so the page works before any key exists.
 import * as v from "valibot";
-import { createClient, externalTool, tool, toJSONSchema } from "toolloop";
+import { createClient, externalTool, tool, toolOutput } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
 import { scriptedProvider } from "toolloop/testing";
@@ -72,29 +72,23 @@ const CHART_INPUT = v.object({
 });
 
 /**
- * Draws a bar chart on the page's canvas and hands the model the PNG. Written as a plain Tool
- * because its result is media: `call` resolves to { content: [text, image] }, which each
- * adapter sends as the provider's own image block inside the tool result.
+ * Draws a bar chart on the page's canvas and hands the model the PNG: toolOutput() makes the
+ * result media, which each adapter sends as the provider's own image block in the tool result.
  */
-const drawChart = {
+const drawChart = tool({
   name: "draw_chart",
   description: "Draws a bar chart on the page (visible to the user) and returns it to you as a PNG image, with a one-line summary.",
-  parameters: toJSONSchema(CHART_INPUT, "draw_chart"),
-  async call(input) {
-    const parsed = v.safeParse(CHART_INPUT, JSON.parse(input || "{}"));
-    if (!parsed.success) throw new Error(`invalid chart: ${parsed.issues.map((i) => `${v.getDotPath(i) ?? "/"}: ${i.message}`).join("; ")}`);
-    const { title, bars } = parsed.output;
+  input: CHART_INPUT,
+  run: ({ title, bars }) => {
     const canvas = $("#chart");
     drawBarChart(canvas, title, bars);
     const data = canvas.toDataURL("image/png").slice("data:image/png;base64,".length);
-    return {
-      content: [
-        { type: "text", text: `Bar chart "${title}" (${canvas.width}x${canvas.height} px): ${bars.map((b) => `${b.label} ${b.value}`).join(", ")}` },
-        { type: "image", mediaType: "image/png", data },
-      ],
-    };
+    return toolOutput([
+      { type: "text", text: `Bar chart "${title}" (${canvas.width}x${canvas.height} px): ${bars.map((b) => `${b.label} ${b.value}`).join(", ")}` },
+      { type: "image", mediaType: "image/png", data },
+    ]);
   },
-};
+});
 
 function drawBarChart(canvas, title, bars) {
   const g = canvas.getContext("2d");
