@@ -117,15 +117,16 @@ function applyAction(out: Out, a: Node): void {
 
 const flatten = (pipe: Node[]): Node[] => pipe.flatMap((item) => (item.pipe ? flatten(item.pipe) : [item]));
 
-class Converter {
-  /** lazy() getters already called, and the $defs id of each schema reached through one. */
-  private getters = new Map<unknown, Node>();
-  private refs = new Map<Node, string>();
-  defs: Record<string, Out> = {};
-  unconvertible?: Unconvertible;
+/** The JSON Schema of a valibot schema's input, and the first part of it that has no JSON Schema form. */
+export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertible?: Unconvertible } {
+  // lazy() getters already called, and the $defs id of each schema reached through one.
+  const getters = new Map<unknown, Node>();
+  const refs = new Map<Node, string>();
+  const defs: Record<string, Out> = {};
+  let unconvertible: Unconvertible | undefined;
 
-  convert(s: Node, path: string, out: Out = {}, skipRef = false): Out {
-    const ref = skipRef ? undefined : this.refs.get(s);
+  const convert = (s: Node, path: string, out: Out = {}, skipRef = false): Out => {
+    const ref = skipRef ? undefined : refs.get(s);
     if (ref !== undefined) {
       out.$ref = `#/$defs/${ref}`;
       return out;
@@ -134,7 +135,7 @@ class Converter {
       const items = flatten(s.pipe);
       for (const [i, item] of items.entries()) {
         if (i > 0 && (item.kind === "schema" || (item.kind === "transformation" && ENDS_INPUT.has(item.type)))) break;
-        if (item.kind === "schema") out = this.convert(item, path, out, true);
+        if (item.kind === "schema") out = convert(item, path, out, true);
         else applyAction(out, item);
       }
       return out;
@@ -149,16 +150,16 @@ class Converter {
         break;
       case "array":
         out.type = "array";
-        out.items = this.convert(s.item, `${path}/items`);
+        out.items = convert(s.item, `${path}/items`);
         break;
       case "tuple":
       case "tuple_with_rest":
       case "loose_tuple":
       case "strict_tuple":
         out.type = "array";
-        out.items = s.items.map((item: Node, i: number) => this.convert(item, `${path}/items/${i}`));
+        out.items = s.items.map((item: Node, i: number) => convert(item, `${path}/items/${i}`));
         out.minItems = s.items.length;
-        if (s.type === "tuple_with_rest") out.additionalItems = this.convert(s.rest, `${path}/additionalItems`);
+        if (s.type === "tuple_with_rest") out.additionalItems = convert(s.rest, `${path}/additionalItems`);
         else if (s.type === "strict_tuple") out.additionalItems = false;
         break;
       case "object":
@@ -170,18 +171,18 @@ class Converter {
         const required: string[] = (out.required = []);
         for (const key in s.entries) {
           const entry = s.entries[key];
-          properties[key] = this.convert(entry, `${path}/properties/${key}`);
+          properties[key] = convert(entry, `${path}/properties/${key}`);
           if (entry.type !== "exact_optional" && entry.type !== "nullish" && entry.type !== "optional") required.push(key);
         }
-        if (s.type === "object_with_rest") out.additionalProperties = this.convert(s.rest, `${path}/additionalProperties`);
+        if (s.type === "object_with_rest") out.additionalProperties = convert(s.rest, `${path}/additionalProperties`);
         else if (s.type === "strict_object") out.additionalProperties = false;
         break;
       }
       case "record":
         ok = s.key.type === "string";
         out.type = "object";
-        out.propertyNames = this.convert(s.key, `${path}/propertyNames`);
-        out.additionalProperties = this.convert(s.value, `${path}/additionalProperties`);
+        out.propertyNames = convert(s.key, `${path}/propertyNames`);
+        out.additionalProperties = convert(s.value, `${path}/additionalProperties`);
         break;
       case "any":
       case "unknown":
@@ -191,13 +192,13 @@ class Converter {
         break;
       case "nullable":
       case "nullish":
-        out.anyOf = [this.convert(s.wrapped, `${path}/anyOf/0`), { type: "null" }];
+        out.anyOf = [convert(s.wrapped, `${path}/anyOf/0`), { type: "null" }];
         if (s.default !== undefined) out.default = defaulted(s);
         break;
       case "exact_optional":
       case "optional":
       case "undefinedable":
-        out = this.convert(s.wrapped, path, out);
+        out = convert(s.wrapped, path, out);
         if (s.default !== undefined) out.default = defaulted(s);
         break;
       case "literal":
@@ -216,16 +217,16 @@ class Converter {
       case "variant":
       case "intersect": {
         const key = s.type === "union" ? "anyOf" : s.type === "variant" ? "oneOf" : "allOf";
-        out[key] = s.options.map((o: Node, i: number) => this.convert(o, `${path}/${key}/${i}`));
+        out[key] = s.options.map((o: Node, i: number) => convert(o, `${path}/${key}/${i}`));
         break;
       }
       case "lazy": {
-        let target = this.getters.get(s.getter);
-        if (!target) this.getters.set(s.getter, (target = s.getter(undefined) as Node));
-        let id = this.refs.get(target);
+        let target = getters.get(s.getter);
+        if (!target) getters.set(s.getter, (target = s.getter(undefined) as Node));
+        let id = refs.get(target);
         if (id === undefined) {
-          this.refs.set(target, (id = String(this.refs.size)));
-          this.defs[id] = this.convert(target, `/$defs/${id}`, {}, true);
+          refs.set(target, (id = String(refs.size)));
+          defs[id] = convert(target, `/$defs/${id}`, {}, true);
         }
         out.$ref = `#/$defs/${id}`;
         break;
@@ -233,16 +234,12 @@ class Converter {
       default:
         ok = false;
     }
-    if (!ok) this.unconvertible ??= { type: s.type, path };
+    if (!ok) unconvertible ??= { type: s.type, path };
     return out;
-  }
-}
+  };
 
-/** The JSON Schema of a valibot schema's input, and the first part of it that has no JSON Schema form. */
-export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertible?: Unconvertible } {
-  const c = new Converter();
-  const out = c.convert(schema as Node, "");
-  if (c.unconvertible) return { schema: out, unconvertible: c.unconvertible };
-  if (Object.keys(c.defs).length) out.$defs = c.defs;
+  const out = convert(schema as Node, "");
+  if (unconvertible) return { schema: out, unconvertible };
+  if (Object.keys(defs).length) out.$defs = defs;
   return { schema: out };
 }
