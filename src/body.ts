@@ -16,23 +16,40 @@ export interface ReadSettings {
  */
 export async function readText(http: ReadSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
   if ((!http.idleTimeout && !signal) || !res.body) return res.text();
-  const reader = res.body.getReader();
+  let text = "";
+  await readChunks(http, res.body, signal, (t) => {
+    text += t;
+  });
+  return text;
+}
+
+/**
+ * Feeds `body` to `onText` as decoded text, chunk by chunk, under chunkReader's rules (the
+ * caller's abort and the idle limit end it). The body is cancelled when a read or `onText`
+ * throws.
+ */
+export async function readChunks(
+  http: ReadSettings,
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal | undefined,
+  onText: (text: string) => void,
+): Promise<void> {
+  const reader = body.getReader();
   const reads = chunkReader(http, reader, signal);
   const decoder = new TextDecoder();
-  let text = "";
   try {
     for (;;) {
       const chunk = await reads.read();
       if (chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
+      onText(decoder.decode(chunk.value, { stream: true }));
     }
+    onText(decoder.decode());
   } catch (err) {
     reader.cancel().catch(() => {});
     throw err;
   } finally {
     reads.close();
   }
-  return text + decoder.decode();
 }
 
 /**

@@ -5,7 +5,7 @@
 // (errors.ts scrubs them), and bodies too deep to handle safely cut (json-depth.ts). What a
 // vendor's error body means is the adapter's to say, through HttpSettings.readError.
 import { createSSEParser, type SSEEvent } from "./sse.js";
-import { chunkReader, readText, sleep } from "./body.js";
+import { readChunks, readText, sleep } from "./body.js";
 import { describeError } from "./describe-error.js";
 import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "./errors.js";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-depth.js";
@@ -126,25 +126,15 @@ export async function postSSE(
       handlerError = { error };
     }
   });
-  const reader = res.body.getReader();
-  const reads = chunkReader(http, reader, req.signal);
-  const decoder = new TextDecoder();
   try {
-    for (;;) {
-      const chunk = await reads.read();
-      if (chunk.done) break;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
+    await readChunks(http, res.body, req.signal, (text) => {
+      parser.feed(text);
       if (handlerError) throw handlerError.error;
-    }
-    parser.feed(decoder.decode());
-    if (handlerError) throw handlerError.error;
+    });
   } catch (err) {
-    reader.cancel().catch(() => {});
     if (req.signal?.aborted) throw abortReason(req.signal);
     if (err instanceof ToolloopError) throw err; // already typed (adapter or idle timeout)
     throw new StreamError(http.provider, `the stream broke: ${describeError(err)}`, { cause: err, requestId });
-  } finally {
-    reads.close();
   }
   return { requestId };
 }
