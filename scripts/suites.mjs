@@ -83,11 +83,12 @@ async function nodeMatrix(runtime) {
 
 export const suites = [
   { name: "typecheck", run: () => check("npx", ["tsc", "-p", "."]) },
+  // Built first: the tests and e2e typecheck against dist/ (the package resolving itself), and nothing builds on install.
+  { name: "build", run: () => check("npx", ["tsup"]) },
   // The tests are code too: a wrong type there hides a wrong assertion.
   { name: "typecheck tests", run: () => check("npx", ["tsc", "-p", "tsconfig.test.json"]) },
   // Unused exports and files in src/ and adapters/ (knip.json): internals nobody imports are not exported.
   { name: "unused exports", run: () => check("npx", ["knip", "--no-progress"]) },
-  { name: "build", run: () => check("npx", ["tsup"]) },
   // The examples type-check in their own runtime, against the built package (deno check resolves "toolloop" to dist/).
   { name: "typecheck examples", run: () => check("node_modules/.bin/deno", ["check", "examples/deno/main.ts"]) },
   { name: "node (vitest)", run: () => vitest("node") },
