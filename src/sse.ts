@@ -32,16 +32,23 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (m
   let event: string | undefined;
   let id: string | undefined;
 
-  function line(text: string): void {
-    if (text === "") {
+  /** The line `s.slice(from, to)`, read in place: most lines are `data:` and need no copy first. */
+  function line(s: string, from: number, to: number): void {
+    if (from === to) {
       if (data !== undefined) onEvent({ data, event, id });
       data = event = id = undefined;
       return;
     }
+    if (s.startsWith("data:", from)) {
+      // One space after the colon is the separator's, not the value's.
+      const value = s.slice(s.charCodeAt(from + 5) === 32 ? from + 6 : from + 5, to);
+      data = data === undefined ? value : `${data}\n${value}`;
+      return;
+    }
+    const text = s.slice(from, to);
     const colon = text.indexOf(":");
     if (colon === 0) return; // a comment (keep-alive pings)
     const field = colon < 0 ? text : text.slice(0, colon);
-    // One space after the colon is the separator's, not the value's.
     const value = colon < 0 ? "" : text.slice(text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
     if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
     else if (field === "event") event = value || undefined;
@@ -63,13 +70,22 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (m
         afterCR = false;
         if (chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
       }
-      // What is buffered holds no line end: scan only the new text.
-      eol.lastIndex = buffered.length;
+      // What is buffered holds no line end: scan only the new text. Streams with LF line
+      // ends (all the providers') take the indexOf path; CR or CRLF ones the regex.
+      const from = buffered.length;
       buffered += chunk;
       let start = 0;
-      for (let m = eol.exec(buffered); m; m = eol.exec(buffered)) {
-        line(buffered.slice(start, m.index));
-        start = eol.lastIndex;
+      if (!chunk.includes("\r")) {
+        for (let nl = buffered.indexOf("\n", from); nl >= 0; nl = buffered.indexOf("\n", start)) {
+          line(buffered, start, nl);
+          start = nl + 1;
+        }
+      } else {
+        eol.lastIndex = from;
+        for (let m = eol.exec(buffered); m; m = eol.exec(buffered)) {
+          line(buffered, start, m.index);
+          start = eol.lastIndex;
+        }
       }
       afterCR = start === buffered.length && buffered.charCodeAt(start - 1) === 13;
       if (start) buffered = buffered.slice(start);
