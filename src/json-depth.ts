@@ -42,10 +42,22 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
  */
 export function parseJSONBounded(text: string, limit: number): unknown {
   const value: unknown = JSON.parse(text);
-  if (!nestsDeeperThan(text, limit) || typeof value !== "object" || value === null) return value;
+  // The walk is the check: a response has far fewer objects and arrays than characters, so
+  // visiting them is cheaper than scanning the text first (nestsDeeperThan), and arrays of
+  // scalars cost one typeof per item.
+  if (typeof value !== "object" || value === null) return value;
   const stack: [Record<string, unknown>, number][] = [[value as Record<string, unknown>, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (typeof child !== "object" || child === null) continue;
+        if (depth < limit) stack.push([child as Record<string, unknown>, depth + 1]);
+        else node[i] = Array.isArray(child) ? [] : {};
+      }
+      continue;
+    }
     for (const key of Object.keys(node)) {
       const child = node[key];
       if (typeof child !== "object" || child === null) continue;
