@@ -24,7 +24,6 @@ export interface SSEParser {
  * that ends mid-event drops that event, as the spec's "end of file" rule says.
  */
 export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (ms: number) => void): SSEParser {
-  const eol = /\r\n?|\n/g;
   let buffered = "";
   let atStart = true;
   let afterCR = false;
@@ -71,7 +70,7 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (m
         if (chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
       }
       // What is buffered holds no line end: scan only the new text. Streams with LF line
-      // ends (all the providers') take the indexOf path; CR or CRLF ones the regex.
+      // ends take the one-search path; CR or CRLF ones (Gemini's) the two-search one.
       const from = buffered.length;
       buffered += chunk;
       let start = 0;
@@ -81,10 +80,15 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (m
           start = nl + 1;
         }
       } else {
-        eol.lastIndex = from;
-        for (let m = eol.exec(buffered); m; m = eol.exec(buffered)) {
-          line(buffered, start, m.index);
-          start = eol.lastIndex;
+        // Each of the two searches runs again only once its hit is behind the read position.
+        let cr = buffered.indexOf("\r", from);
+        let lf = buffered.indexOf("\n", from);
+        while (cr >= 0 || lf >= 0) {
+          const end = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+          line(buffered, start, end);
+          start = end === cr && lf === cr + 1 ? cr + 2 : end + 1;
+          if (cr >= 0 && cr < start) cr = buffered.indexOf("\r", start);
+          if (lf >= 0 && lf < start) lf = buffered.indexOf("\n", start);
         }
       }
       afterCR = start === buffered.length && buffered.charCodeAt(start - 1) === 13;
