@@ -38,7 +38,7 @@ const auto = await s.cacheRun("auto");
 const off = await s.cacheRun("off");
 // Compaction on the same loop: a limit the uncompacted run passes about halfway.
 const limit = Math.round(off.inputTokens / off.requests);
-const compacted = await s.cacheRun("auto", { compaction: { maxInputTokens: limit } });
+const compacted = await s.cacheRun("auto", { compaction: s.compaction({ maxInputTokens: limit }) });
 
 // 2. CPU per run, variants interleaved round by round (order reversed every other round).
 const names = Object.keys(s.VARIANTS);

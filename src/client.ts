@@ -17,8 +17,8 @@ import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
 import { priced, type Pricing } from "./pricing.js";
-import { tracing, type Tracer } from "./trace.js";
-import { compactor, type CompactionOptions } from "./compaction.js";
+import type { TracingLayer } from "./trace.js";
+import type { Compaction } from "./compaction.js";
 
 export interface ClientOptions {
   provider: Provider;
@@ -45,9 +45,9 @@ export interface ClientOptions {
   /** USD per million tokens: every usage (per step and in total) gets `cost`. */
   pricing?: Pricing | undefined;
   /** Summarise older turns with the same provider when a request's input would pass `maxInputTokens`. */
-  compaction?: CompactionOptions | undefined;
-  /** OpenTelemetry GenAI spans through any tracer with OpenTelemetry's startSpan shape. */
-  tracer?: Tracer | undefined;
+  compaction?: Compaction | undefined;
+  /** OpenTelemetry GenAI spans: `tracing(tracer)` around any tracer with OpenTelemetry's startSpan shape. */
+  tracer?: TracingLayer | undefined;
   /** Signs pending calls (HMAC-SHA-256); decisions for unsigned or changed calls are refused. */
   secret?: string | CryptoKey | undefined;
   /** What the model may do with tools on each request. Default "auto". */
@@ -108,9 +108,14 @@ export function createClient(options: ClientOptions): Client {
   const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
   // Cost features are layers around the provider; pricing innermost, so spans and totals see `cost`.
   let model = options.pricing ? priced(provider, options.pricing) : provider;
-  const traces = options.tracer && tracing(options.tracer, model);
+  // Both come as values built by their helpers (tracing(), compaction()), so a client without
+  // them ships none of their code; a plain object here is the 0.2 draft's form, refused clearly.
+  if ((options.tracer && typeof options.tracer.attach !== "function") || (options.compaction && typeof options.compaction.attach !== "function")) {
+    throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
+  }
+  const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
-  const compaction = options.compaction && compactor(options.compaction, model);
+  const compaction = options.compaction?.attach(model);
   if (compaction) model = compaction.provider;
   let registry: Registry = createRegistry([]);
   let lastRun: RunResult | undefined;

@@ -26,12 +26,27 @@ export interface Compactor {
   compact(history: Message[], cfg: LoopConfig, opts: RunOptions): Promise<Usage>;
 }
 
-export function compactor(options: CompactionOptions, inner: Provider): Compactor {
-  const max = options.maxInputTokens;
-  const keep = options.keepRecent ?? 4;
-  if (!(max > 0) || !Number.isInteger(keep) || keep < 0) {
+/**
+ * The `compaction` option's value: `createClient({ compaction: compaction({ maxInputTokens }) })`.
+ * Built by this helper (not plain data) so that a client which never compacts ships none of it.
+ */
+export interface Compaction {
+  readonly options: CompactionOptions;
+  /** Called once by createClient with the provider it wraps. */
+  attach(inner: Provider): Compactor;
+}
+
+export function compaction(options: CompactionOptions): Compaction {
+  // Checked here, where the options are written, not at the first long run.
+  if (!(options?.maxInputTokens > 0) || !Number.isInteger(options.keepRecent ?? 4) || (options.keepRecent ?? 4) < 0) {
     throw new InvalidOptionsError("compaction: maxInputTokens must be > 0 and keepRecent a whole number >= 0");
   }
+  return { options, attach: (inner) => compactor(options, inner) };
+}
+
+function compactor(options: CompactionOptions, inner: Provider): Compactor {
+  const max = options.maxInputTokens;
+  const keep = options.keepRecent ?? 4;
   // Tokens of the last two requests and the sizes of the histories they carried: the next
   // request's input is estimated from them, so compaction happens before a request passes the limit.
   let lastInput = 0;

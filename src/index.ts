@@ -2,8 +2,8 @@
 export { createClient, type Client, type ClientOptions, type CallOptions } from "./client.js";
 export { fallback } from "./fallback.js";
 export type { Pricing } from "./pricing.js";
-export type { CompactionOptions } from "./compaction.js";
-export type { Tracer, TraceSpan, TraceContext } from "./trace.js";
+export { compaction, type Compaction, type CompactionOptions } from "./compaction.js";
+export { tracing, type TracingLayer, type Tracer, type TraceSpan, type TraceContext } from "./trace.js";
 export { tool, jsonTool, toolOutput, type Tool, type ToolContext, type ToolOptions, type JsonToolOptions, type ToolInput, type ToolOutput } from "./tool.js";
 export { webSearch, WEB_SEARCH } from "./registry.js";
 export { cleanJSON } from "./clean-json.js";

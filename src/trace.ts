@@ -3,6 +3,7 @@
 // context) shape; children nest through the context argument, which carries the parent span
 // under the key OpenTelemetry's own trace.setSpan() uses, so any OpenTelemetry SDK shows one
 // tree: invoke_agent (the run) > chat {model} (each model call), execute_tool {name} (each call).
+import { InvalidOptionsError } from "./errors.js";
 import type { RunResult } from "./loop.js";
 import type { Provider } from "./provider.js";
 import type { Tool } from "./tool.js";
@@ -53,7 +54,22 @@ export interface Tracing {
   run(fn: () => Promise<RunResult>): Promise<RunResult>;
 }
 
-export function tracing(tracer: Tracer, inner: Provider): Tracing {
+/**
+ * The `tracer` option's value: `createClient({ tracer: tracing(otelTracer) })`. Built by this
+ * helper (not the tracer itself) so that a client without tracing ships none of it.
+ */
+export interface TracingLayer {
+  readonly tracer: Tracer;
+  /** Called once by createClient with the provider it wraps. */
+  attach(inner: Provider): Tracing;
+}
+
+export function tracing(tracer: Tracer): TracingLayer {
+  if (typeof tracer?.startSpan !== "function") throw new InvalidOptionsError("tracing() needs a tracer with OpenTelemetry's startSpan(name, options, context)");
+  return { tracer, attach: (inner) => traced(tracer, inner) };
+}
+
+function traced(tracer: Tracer, inner: Provider): Tracing {
   // The running invoke_agent span's context. A client runs one call at a time, so one slot is enough.
   let parent: TraceContext | undefined;
   const providerName = (name: string) => SEMCONV_NAMES[name] ?? name;

@@ -4,7 +4,7 @@
 // per-run CPU that pricing, tracer, compaction and fallback() add to a loop that uses them.
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { createClient, fallback, tool, type ClientOptions, type Message, type ModelResponse, type Provider, type Tracer } from "../../src/index.js";
+import { createClient, compaction, fallback, tool, tracing, type ClientOptions, type Message, type ModelResponse, type Provider, type Tracer } from "../../src/index.js";
 import { startClaudeMock } from "../../test/mock/claude.js";
 import { PROMPT, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME, TOOL_OUTPUT } from "../agents/common.mjs";
 
@@ -96,11 +96,11 @@ const noopTracer: Tracer = { startSpan: () => noopSpan };
 export const VARIANTS: Record<string, () => Partial<ClientOptions> & { provider: Provider }> = {
   plain: () => ({ provider: canned() }),
   pricing: () => ({ provider: canned(), pricing: SONNET }),
-  tracer: () => ({ provider: canned(), tracer: noopTracer }),
+  tracer: () => ({ provider: canned(), tracer: tracing(noopTracer) }),
   // A limit the run never reaches: what the per-request estimate costs.
-  compaction: () => ({ provider: canned(), compaction: { maxInputTokens: 1e9 } }),
+  compaction: () => ({ provider: canned(), compaction: compaction({ maxInputTokens: 1e9 }) }),
   "fallback([p, q])": () => ({ provider: fallback([canned(), canned()]) }),
-  all: () => ({ provider: fallback([canned(), canned()]), pricing: SONNET, tracer: noopTracer, compaction: { maxInputTokens: 1e9 } }),
+  all: () => ({ provider: fallback([canned(), canned()]), pricing: SONNET, tracer: tracing(noopTracer), compaction: compaction({ maxInputTokens: 1e9 }) }),
 };
 
 /** CPU µs of one 20-step run of the variant (median of `runs`, after `warmup`). */
@@ -122,3 +122,4 @@ export async function loopCPU(variant: string, runs: number, warmup: number): Pr
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)]!;
 }
+export { compaction } from "../../src/index.js";

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { createClient, tool, type Message, type StreamEvent } from "../../src/index.js";
+import { createClient, compaction, tool, type Message, type StreamEvent } from "../../src/index.js";
 import { isToolloopError } from "../../src/errors.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
@@ -63,7 +63,7 @@ describe("compaction on the scripted provider", () => {
         ],
         { onExhausted: "repeat-last" },
       );
-      const client = createClient({ provider, tools: [reading], maxSteps: 200, compaction: { maxInputTokens: LIMIT, keepRecent } });
+      const client = createClient({ provider, tools: [reading], maxSteps: 200, compaction: compaction({ maxInputTokens: LIMIT, keepRecent }) });
       const events: StreamEvent[] = [];
       for await (const e of client.stream("Read sensors 1 to 199, one per step.")) events.push(e);
       expect(events.at(-1)).toMatchObject({ type: "finish", text: "All 199 readings done.", steps: 200 });
@@ -93,7 +93,7 @@ describe("compaction on the scripted provider", () => {
 
   it("nothing is compacted while the input stays under the limit", async () => {
     const provider = scriptedProvider([{ toolCalls: [{ name: "read_sensor", arguments: { n: 1 } }] }, "done"]);
-    const client = createClient({ provider, tools: [reading], compaction: { maxInputTokens: 1_000_000 } });
+    const client = createClient({ provider, tools: [reading], compaction: compaction({ maxInputTokens: 1_000_000 }) });
     const events: StreamEvent[] = [];
     for await (const e of client.stream("go")) events.push(e);
     expect(events.some((e) => e.type === "compaction")).toBe(false);
@@ -107,7 +107,7 @@ describe("compaction on the scripted provider", () => {
       ],
       { onExhausted: "repeat-last" },
     );
-    const client = createClient({ provider, compaction: { maxInputTokens: 1000, keepRecent: 1 } });
+    const client = createClient({ provider, compaction: compaction({ maxInputTokens: 1000, keepRecent: 1 }) });
     for (const q of ["one", "two", "three"]) await client.chat(q);
     expect(provider.requests.some(isSummaryRequest)).toBe(false);
     await client.chat("four"); // the request before it reported 5000 input tokens
@@ -127,7 +127,7 @@ describe("compaction on the scripted provider", () => {
         return { error: new Error("adapter saw the abort its own way") };
       },
     ]);
-    const client = createClient({ provider, tools: [reading], compaction: { maxInputTokens: 1000, keepRecent: 1 } });
+    const client = createClient({ provider, tools: [reading], compaction: compaction({ maxInputTokens: 1000, keepRecent: 1 }) });
     await expect(client.chat("go", { signal: controller.signal })).rejects.toBe(reason);
     const history = client.history;
     expect(history[0]).toEqual({ role: "user", content: "go" });
@@ -137,15 +137,18 @@ describe("compaction on the scripted provider", () => {
 
   it("refuses a bad limit with invalid_options", () => {
     const provider = scriptedProvider([]);
-    for (const compaction of [{ maxInputTokens: 0 }, { maxInputTokens: -5 }, { maxInputTokens: 100, keepRecent: -1 }, { maxInputTokens: 100, keepRecent: 1.5 }, {} as never]) {
+    for (const options of [{ maxInputTokens: 0 }, { maxInputTokens: -5 }, { maxInputTokens: 100, keepRecent: -1 }, { maxInputTokens: 100, keepRecent: 1.5 }, {} as never]) {
       let err: unknown;
       try {
-        createClient({ provider, compaction });
+        compaction(options);
       } catch (e) {
         err = e;
       }
-      expect(isToolloopError(err, "invalid_options"), JSON.stringify(compaction)).toBe(true);
+      expect(isToolloopError(err, "invalid_options"), JSON.stringify(options)).toBe(true);
     }
+    // The 0.2 draft's plain object (not built by compaction()) is refused by name.
+    expect(() => createClient({ provider, compaction: { maxInputTokens: 100 } as never })).toThrow(/compaction: compaction\(/);
+    void provider;
   });
 });
 
@@ -177,7 +180,7 @@ describe("compaction over real HTTP (Claude mock)", () => {
       },
       tools: [reading],
       maxSteps: 60,
-      compaction: { maxInputTokens: LIMIT },
+      compaction: compaction({ maxInputTokens: LIMIT }),
     });
     const events: StreamEvent[] = [];
     for await (const e of client.stream("Read sensors 1 to 59.")) events.push(e);

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { context as otelContext, ROOT_CONTEXT, trace as otelTrace, type ContextManager, type Tracer as OtelTracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { claude } from "../../adapters/claude.js";
-import { createClient, fallback, tool, type Tracer } from "../../src/index.js";
+import { createClient, fallback, tool, tracing, compaction } from "../../src/index.js";
 import { ProviderError } from "../../src/errors.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { errorBody, startClaudeMock } from "../mock/claude.js";
@@ -26,7 +26,7 @@ function setup() {
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const otel: OtelTracer = provider.getTracer("toolloop-test");
   // Type check: OpenTelemetry's Tracer is a toolloop Tracer as it is.
-  const tracer: Tracer = otel;
+  const tracer = tracing(otel);
   return { exporter, tracer, otel };
 }
 const parentOf = (s: Span) => s.parentSpanContext?.spanId;
@@ -176,7 +176,7 @@ describe("createClient({ tracer })", () => {
       "summary",
       "done",
     ]);
-    const client = createClient({ provider, tracer, tools: [getWeather], compaction: { maxInputTokens: 1000, keepRecent: 1 } });
+    const client = createClient({ provider, tracer, tools: [getWeather], compaction: compaction({ maxInputTokens: 1000, keepRecent: 1 }) });
     await client.chat("Weather?");
     const spans = exporter.getFinishedSpans();
     expect(byName(spans, "chat scripted")).toHaveLength(4);
