@@ -46,6 +46,14 @@ describe("bundle size budget", () => {
     }
   });
 
+  it("0.2 features a minimal agent does not use stay out of it (fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
+    const shaken = ["src/fallback.ts", "src/stop.ts", "src/external-tool.ts", "src/json-schema.ts", "src/testing.ts"];
+    for (const { file } of Object.values(AGENTS)) {
+      const inputs = Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
+      expect(inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")), file).toEqual([]);
+    }
+  });
+
   it("measures what it bundles: a bigger program measures bigger", async () => {
     const agent = await bundleSize("./agents/toolloop-anthropic.mjs");
     const floor = await bundleSize("./agents/raw-anthropic.mjs");
