@@ -17,11 +17,11 @@ const KiB = 1024;
 
 /** adapter → the bench agent module, a string only that adapter's code holds, and its budget. */
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
-  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 24.2 * KiB },
-  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26.95 * KiB },
-  'openai({ api: "chat" })': { file: "toolloop-chat", marker: "/chat/completions", budget: 26.95 * KiB },
-  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 24.3 * KiB },
-  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 24.9 * KiB },
+  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 23.3 * KiB },
+  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26 * KiB },
+  'openai({ api: "chat" })': { file: "toolloop-chat", marker: "/chat/completions", budget: 26 * KiB },
+  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 23.4 * KiB },
+  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 24 * KiB },
 };
 
 describe("bundle size budget", () => {
