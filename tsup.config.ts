@@ -21,7 +21,7 @@ const common: Options = {
   format: ["esm", "cjs"],
   target: "es2022",
   platform: "neutral",
-  external: ["valibot", "@valibot/to-json-schema", "@cfworker/json-schema", "eventsource-parser"],
+  external: ["valibot", "@cfworker/json-schema"],
   // The configs below run side by side, so none of them may clean: dist/ is emptied here, once.
   clean: false,
 };
