@@ -94,11 +94,61 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
   };
   for (const m of history) {
     if (m.role === "user") push("user", typeof m.content === "string" ? textBlocks(m.content) : partBlocks(m.content));
-    else if (m.role === "assistant") push("assistant", assistantBlocks(m, ids));
+    else if (m.role === "assistant") push("assistant", encodedTurn(m, ids));
     else push("user", m.results.map((r) => toolResult(r, ids)));
   }
   return out;
 }
+
+/** An assistant turn as last encoded, with what it was encoded from (compared by identity). */
+interface EncodedTurn {
+  content: string;
+  toolCalls: AssistantMessage["toolCalls"];
+  providerData: AssistantMessage["providerData"];
+  stored: unknown;
+  storedLength: number;
+  /** The call ids it took, each sent unchanged (a renamed id depends on the turns before it). */
+  ids: string[];
+  blocks: Block[];
+}
+
+const encodedTurns = new WeakMap<AssistantMessage, EncodedTurn>();
+
+/**
+ * assistantBlocks, encoded once per turn: each request replays the whole history, so
+ * re-encoding every earlier turn every step made a run's encoding O(steps²). A turn's blocks
+ * are reused while the message still holds the same text, calls and providerData and its
+ * call ids are still free in this request (then they get the same wire ids as before).
+ * Blocks are never changed after encoding (cache.ts copies a block it marks), and the list
+ * is copied because toWireMessages merges turns into it.
+ */
+function encodedTurn(m: AssistantMessage, ids: WireIds): Block[] {
+  const stored = m.providerData?.value;
+  const storedLength = Array.isArray(stored) ? stored.length : -1;
+  const hit = encodedTurns.get(m);
+  if (
+    hit &&
+    hit.content === m.content &&
+    hit.toolCalls === m.toolCalls &&
+    hit.providerData === m.providerData &&
+    hit.stored === stored &&
+    hit.storedLength === storedLength &&
+    ids.takeUnchanged(hit.ids)
+  ) {
+    return hit.blocks.slice();
+  }
+  const taken: string[] = [];
+  ids.record = taken;
+  const blocks = assistantBlocks(m, ids);
+  ids.record = undefined;
+  if (taken.every((id) => id !== RENAMED)) {
+    encodedTurns.set(m, { content: m.content, toolCalls: m.toolCalls, providerData: m.providerData, stored, storedLength, ids: taken, blocks });
+  }
+  return blocks.slice();
+}
+
+/** What WireIds.record notes for a call whose wire id differs from its own. */
+const RENAMED = "\u0000renamed";
 
 /**
  * An assistant turn: Claude's own blocks replayed verbatim when this adapter produced
@@ -189,6 +239,8 @@ const WIRE_ID = /^[a-zA-Z0-9_-]+$/;
 class WireIds {
   private readonly used = new Set<string>();
   private readonly latest = new Map<string, string>();
+  /** When set, each call's id is noted here (RENAMED when its wire id differs). */
+  record: string[] | undefined;
 
   call(id: string): string {
     const base = WIRE_ID.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, "_") || "call";
@@ -196,7 +248,18 @@ class WireIds {
     for (let n = 2; this.used.has(wire); n++) wire = `${base}_${n}`;
     this.used.add(wire);
     this.latest.set(id, wire);
+    this.record?.push(wire === id ? id : RENAMED);
     return wire;
+  }
+
+  /** Takes ids that are wire ids as they are, as call() would, if none is taken yet; else takes nothing. */
+  takeUnchanged(ids: readonly string[]): boolean {
+    for (const id of ids) if (this.used.has(id)) return false;
+    for (const id of ids) {
+      this.used.add(id);
+      this.latest.set(id, id);
+    }
+    return true;
   }
 
   result(id: string): string {

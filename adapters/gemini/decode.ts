@@ -131,12 +131,14 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     }
   };
 
-  const addCall = (part: Part, deltas: Delta[] | undefined) => {
+  /** `copy`: the part is the caller's (a parsed event), so what is kept is a copy of it. */
+  const addCall = (given: Part, deltas: Delta[] | undefined, copy = false) => {
+    const argsJSON = given.functionCall!.args === undefined ? "{}" : JSON.stringify(given.functionCall!.args);
+    const part = copy ? copyCallPart(given, argsJSON) : given;
     const fc = part.functionCall!;
     const name = typeof fc.name === "string" ? fc.name : "";
     // Args that are not an object (a broken server) reach validation as they are; the
     // part kept for replay gets {} because the API takes only a Struct there.
-    const argsJSON = fc.args === undefined ? "{}" : JSON.stringify(fc.args);
     if (fc.args !== undefined && !isRecord(fc.args)) fc.args = {};
     const id = typeof fc.id === "string" && fc.id ? fc.id : deriveId(name, argsJSON);
     calls.push({ id, name, arguments: argsJSON });
@@ -160,7 +162,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
     if (!empty && fragments === undefined && fc.willContinue !== true) {
       closeOpen(deltas);
-      addCall(structuredClone(part), deltas);
+      addCall(part, deltas, true);
       return;
     }
     if (typeof fc.name === "string") {
@@ -186,7 +188,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       deltas?.push(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
-      parts.push(structuredClone(part));
+      parts.push(copyPart(part));
       return;
     }
     const plain = Object.keys(part).every((k) => k === "text" || k === "thought");
@@ -194,7 +196,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const last = parts[parts.length - 1];
     const lastPlain = last !== undefined && typeof last.text === "string" && Object.keys(last).every((k) => k === "text" || k === "thought");
     if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
-    else parts.push(structuredClone(part));
+    else parts.push(copyPart(part));
   };
 
   return {
@@ -298,4 +300,25 @@ function errorFromChunk(provider: string, error: unknown): ProviderError {
  */
 function callId(responseId: string | undefined, index: number, name: string, args: string, salt: number): string {
   return `call_${index}_${fnv1a36(`${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`)}`;
+}
+
+/**
+ * A copy of a whole function-call part. structuredClone of each call was the decoder's
+ * largest cost in a tool loop; the usual part (scalars around `functionCall: { name, args }`)
+ * is copied by spreading and its args re-read from the JSON text addCall made anyway.
+ * Any other nested value takes the general clone.
+ */
+function copyCallPart(part: Part, argsJSON: string): Part {
+  const fc = part.functionCall!;
+  if (!flat(part, "functionCall") || !flat(fc as Record<string, unknown>, "args")) return structuredClone(part);
+  const copy: Record<string, unknown> = { ...fc };
+  if (fc.args !== undefined) copy.args = isRecord(fc.args) ? JSON.parse(argsJSON) : structuredClone(fc.args);
+  return { ...part, functionCall: copy };
+}
+
+const flat = (o: Record<string, unknown>, skip?: string) => Object.keys(o).every((k) => k === skip || typeof o[k] !== "object" || o[k] === null);
+
+/** A copy of a part: a spread when it holds only scalars (a text part), else the general clone. */
+function copyPart(part: Part): Part {
+  return flat(part) ? { ...part } : structuredClone(part);
 }

@@ -12,7 +12,7 @@
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import type { AssistantMessage, Message, ToolMessage } from "../../src/messages.js";
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../../src/messages.js";
 import type { ModelRequest } from "../../src/provider.js";
 import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
 import { isRecord } from "../../src/values.js";
@@ -142,7 +142,7 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
     const parts: Part[] = m.content ? [{ text: m.content }] : [];
     calls.forEach((c, i) => {
       const id = uniqueId(c.id, sent);
-      const part: Part = { functionCall: { id, name: c.name, args: argsObject(c.arguments) } };
+      const part: Part = { functionCall: { id, name: c.name, args: callArgs(c) } };
       if (i === 0) part.thoughtSignature = SKIP_SIGNATURE;
       parts.push(part);
       responseIds.set(c.id, id);
@@ -180,7 +180,7 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
   for (const c of calls) {
     if (responseIds.has(c.id)) continue;
     const id = uniqueId(c.id, sent);
-    parts.push({ functionCall: { id, name: c.name, args: argsObject(c.arguments) } });
+    parts.push({ functionCall: { id, name: c.name, args: callArgs(c) } });
     responseIds.set(c.id, id);
   }
   const callParts = parts.filter((p) => isRecord(p.functionCall));
@@ -229,6 +229,22 @@ function providerValue(v: unknown): GeminiProviderValue | undefined {
 }
 
 /** functionCall.args is a Struct: the model's arguments when they are a JSON object, else {}. */
+/**
+ * A call's args as an object, parsed once per call: every request replays the whole history,
+ * so re-parsing every earlier call's arguments each step was a hot spot of a Gemini loop.
+ * The cache is keyed by the call object and checked against its text, so a call whose
+ * arguments were changed is parsed again. The object is only serialised, never changed.
+ */
+const parsedArgs = new WeakMap<ToolCall, { text: string; value: Record<string, unknown> }>();
+
+function callArgs(c: ToolCall): Record<string, unknown> {
+  const hit = parsedArgs.get(c);
+  if (hit && hit.text === c.arguments) return hit.value;
+  const value = argsObject(c.arguments);
+  parsedArgs.set(c, { text: c.arguments, value });
+  return value;
+}
+
 function argsObject(args: string): Record<string, unknown> {
   return objectOrUndefined(args || "{}") ?? {};
 }
