@@ -14,7 +14,7 @@ import { root, run, tmp } from "./run.mjs";
 
 const NODE22 = join(root, "tools/node-matrix/node_modules/node22/bin/node");
 const CLI = join(root, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
-/** Requirement sets asked for. 0.1.16 knows 2025-03-26, 2025-06-18, 2025-11-25, draft and extension. */
+/** The frozen requirement sets (requirements/<revision>.yaml in the suite, `--requirements`) toolloop must meet. */
 const SPEC_VERSIONS = ["2025-11-25", "2026-07-28"];
 
 /** Scenarios of features toolloop does not offer, with what a clean refusal looks like. */
@@ -37,6 +37,15 @@ const REFUSED = {
     "prompts-get-with-args": ["prompts", /Method not found|-32601/],
     "prompts-get-embedded-resource": ["prompts", /Method not found|-32601/],
     "prompts-get-with-image": ["prompts", /Method not found|-32601/],
+    // 2026-07-28 (SEP-2549): list caching hints, checked on the lists toolloop does not serve (tools/list carries them).
+    caching: ["prompts and resources (their list caching hints)", /(prompts|resources|resources\/templates)\/list returned JSON-RPC error -32601/],
+    // 2026-07-28 multi round trip (SEP-2322): requestInput asks the user (elicitation), never the
+    // client's model (sampling) or its file roots, so tools built on those do not exist here.
+    "input-required-result-basic-sampling": ["sampling (the server borrowing the client's model)", /Unknown tool: test_input_required_result_sampling/],
+    "input-required-result-basic-list-roots": ["roots (the client's file roots)", /Unknown tool: test_input_required_result_list_roots/],
+    "input-required-result-multiple-input-requests": ["sampling and roots next to elicitation in one round", /Unknown tool: test_input_required_result_multiple_inputs/],
+    "input-required-result-capability-check": ["sampling (the scenario's client can only be asked for sampling)", /Unknown tool: test_input_required_result_capabilities/],
+    "input-required-result-non-tool-request": ["prompts (input_required from prompts/get)", /Method not found: prompts\/get/],
   },
   client: {},
 };
@@ -76,14 +85,40 @@ function judge(mode, scenario, checks, extra = "") {
   if (failing.length === 0) return { ok: true, how: refusal ? "passed (even though listed as not offered)" : "passed" };
   const why = failing.map((c) => `${c.id}: ${c.errorMessage ?? c.details?.message ?? "failed"}`).join("; ");
   if (!refusal) return { ok: false, how: `FAILED ${why}` };
-  const text = failing.map((c) => `${c.errorMessage ?? ""} ${JSON.stringify(c.details ?? {})}`).join(" ") + extra;
-  return refusal[1].test(text) ? { ok: true, how: `refused cleanly (${refusal[0]})` } : { ok: false, how: `not a clean refusal (${refusal[0]}): ${why}` };
+  // Every failing check must itself be the refusal: one real failure among refusals still fails.
+  const clean = failing.every((c) => refusal[1].test(`${c.errorMessage ?? ""} ${JSON.stringify(c.details ?? {})} ${extra}`));
+  return clean ? { ok: true, how: `refused cleanly (${refusal[0]})` } : { ok: false, how: `not a clean refusal (${refusal[0]}): ${why}` };
 }
 
-async function listScenarios(mode, version) {
-  const { code, output } = await run(NODE22, [CLI, "list", `--${mode}`, "--spec-version", version], { quiet: true });
+/**
+ * A frozen requirement set (`list --requirements`): the scenarios it scores per side, and
+ * what it runs without scoring (extensions, pending, added after release) with the reason.
+ */
+async function listRequirements(version) {
+  const { code, output } = await run(NODE22, [CLI, "list", "--requirements", version], { quiet: true });
   if (code !== 0) return { error: output.trim().split("\n").join(" ") };
-  return { scenarios: [...output.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]) };
+  const required = { server: [], client: [] };
+  const notScored = [];
+  let section;
+  let reason = "";
+  for (const line of output.split("\n")) {
+    if (/^Server scenarios/.test(line)) section = "server";
+    else if (/^Client scenarios/.test(line)) section = "client";
+    else if (/^Run and reported, but never scored/.test(line)) section = "not-scored";
+    else if (section === "not-scored" && /^  (\S+) \(\d+\):/.test(line)) reason = /^  (\S+)/.exec(line)[1];
+    else if (section === "not-scored" && /^    - /.test(line)) notScored.push(`${line.trim().slice(2)} (${reason})`);
+    else if ((section === "server" || section === "client") && /^  - \S+/.test(line)) required[section].push(line.trim().slice(2));
+  }
+  return { required, notScored };
+}
+
+/** Runs `jobs` (async thunks) `width` at a time, in order of start. */
+async function pool(jobs, width) {
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) await jobs[next++]();
+  };
+  await Promise.all(Array.from({ length: width }, worker));
 }
 
 export async function conformance() {
@@ -109,35 +144,47 @@ export async function conformance() {
 
   const totals = { passed: 0, failed: 0, skipped: 0 };
   const lines = [];
-  const seen = new Set();
   try {
     for (const version of SPEC_VERSIONS) {
+      const listed = await listRequirements(version);
+      if (listed.error) {
+        // Said and counted: a requirement set the installed suite does not have is a failure to prove conformance.
+        totals.failed++;
+        lines.push(`FAIL ${version}: no such requirement set in the installed @modelcontextprotocol/conformance (${listed.error})`);
+        console.log(lines.at(-1));
+        continue;
+      }
+      // Each revision's set runs at its own wire (2025-11-25: initialize handshake; 2026-07-28:
+      // stateless), so a scenario in both sets runs twice. Scenarios are independent (fresh
+      // connections, their own mock servers on ephemeral ports), so a few run at once.
+      const results = [];
+      const jobs = [];
       for (const mode of ["server", "client"]) {
-        const listed = await listScenarios(mode, version);
-        if (listed.error) {
-          // Said, not counted: the installed suite has no such requirement set.
-          lines.push(`${mode} ${version}: not in @modelcontextprotocol/conformance 0.1.16 (${listed.error})`);
-          continue;
-        }
-        for (const scenario of listed.scenarios) {
-          const key = `${mode}:${scenario}`;
-          if (seen.has(key)) continue; // cumulative sets repeat scenarios
-          seen.add(key);
-          const out = join(work, mode, scenario.replace(/\//g, "_"));
-          let extra = "";
-          if (mode === "server") {
-            await run(NODE22, [CLI, "server", "--url", url, "--scenario", scenario, "-o", out], { quiet: true });
-          } else {
-            const r = await run(NODE22, [CLI, "client", "--command", `${NODE22} ${clientScript}`, "--scenario", scenario, "--timeout", "20000", "-o", out], { quiet: true });
-            extra = r.output;
-          }
-          const verdict = judge(mode, scenario, readChecks(out), extra);
-          if (verdict.ok) totals.passed++;
-          else totals.failed++;
-          lines.push(`${verdict.ok ? "ok  " : "FAIL"} ${mode} ${version} ${scenario}: ${verdict.how}`);
-          console.log(lines.at(-1));
+        for (const scenario of listed.required[mode]) {
+          const slot = results.push(undefined) - 1;
+          jobs.push(async () => {
+            const out = join(work, version, mode, scenario.replace(/\//g, "_"));
+            const common = ["--scenario", scenario, "--spec-version", version, "-o", out];
+            let extra = "";
+            if (mode === "server") {
+              await run(NODE22, [CLI, "server", "--url", url, ...common], { quiet: true });
+            } else {
+              const r = await run(NODE22, [CLI, "client", "--command", `${NODE22} ${clientScript}`, ...common, "--timeout", "20000"], { quiet: true });
+              extra = r.output;
+            }
+            const verdict = judge(mode, scenario, readChecks(out), extra);
+            results[slot] = `${verdict.ok ? "ok  " : "FAIL"} ${mode} ${version} ${scenario}: ${verdict.how}`;
+            if (verdict.ok) totals.passed++;
+            else totals.failed++;
+          });
         }
       }
+      await pool(jobs, 4);
+      for (const l of results) {
+        lines.push(l);
+        console.log(l);
+      }
+      lines.push(`${version}: not scored by the requirement set, not run: ${listed.notScored.join(", ")}`);
     }
   } finally {
     server.closeAllConnections?.();

@@ -15,6 +15,11 @@ export interface InputRequest {
   message: string;
   /** JSON Schema, valibot or Standard Schema the answer must match. */
   schema?: unknown;
+  /**
+   * A stable name for this question, unique within the call (MCP publishes it as the key of
+   * the 2026-07-28 `inputRequests` entry). Default: its position among the call's questions.
+   */
+  key?: string;
 }
 
 export interface ToolContext {

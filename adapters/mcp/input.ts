@@ -1,32 +1,32 @@
 // ctx.requestInput for tools published over MCP. On 2026-07-28 a question becomes the
 // revision's multi-round-trip result: tools/call answers { resultType: "input_required",
-// inputRequests: { q<n>: elicitation/create (form) } , requestState }, the client asks its
-// user and calls again with inputResponses, and the handler runs again from the start,
-// where requestInput now returns the answers in call order. Nothing is stored on the
-// server: requestState carries the answers of earlier rounds (the client's own words, so
-// a client that edits it learns nothing it could not have said directly). On 2025-06-18 and
-// 2025-11-25 a client that declared elicitation at initialize is asked with an
-// elicitation/create request on the call's own event stream (`ask`). Without a way to ask
-// (2025-03-26 and older, or a client without the elicitation capability) the call ends in a
-// tool error that says why.
+// inputRequests: { <key>: elicitation/create (form) }, requestState }, the client asks its
+// user and calls again with inputResponses, and the handler runs again from the start, where
+// requestInput now returns the answer filed under each question's key (InputRequest.key, else
+// its position). Questions asked together (Promise.all) go out in one round. Nothing is
+// stored on the server: requestState carries the answers of earlier rounds, sealed
+// (request-state.ts) so an edited state is refused. On 2025-06-18 and 2025-11-25 a client
+// that declared elicitation at initialize is asked with an elicitation/create request on the
+// call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a client
+// without the elicitation capability) the call ends in a tool error that says why.
 import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../src/schema.js";
 import type { InputRequest } from "../../src/tool.js";
 import { isObject } from "./jsonrpc.js";
 
 export interface InputRound {
-  /** params.inputResponses of the retried call (keyed like the inputRequests we sent). */
+  /** params.inputResponses of the retried call (keyed like the inputRequests we sent; extra keys are ignored). */
   responses: Record<string, unknown>;
-  /** params.requestState of the retried call, as we sent it. */
-  state: string | undefined;
+  /** The answers of earlier rounds, from a requestState whose seal was verified (request-state.ts). */
+  earlier: Record<string, unknown>;
 }
 
 export type Asked =
-  | { kind: "input_required"; result: { inputRequests: Record<string, unknown>; requestState: string } }
+  | { kind: "input_required"; inputRequests: Record<string, unknown>; answers: Record<string, unknown> }
   | { kind: "refused"; message: string };
 
 export interface InputBridge {
   requestInput: (request: InputRequest, suspend: () => void) => Promise<unknown>;
-  /** After a suspended invocation: what to answer. */
+  /** After a suspended invocation: what to answer (the answers so far go into the next requestState). */
   asked(): Asked;
 }
 
@@ -37,50 +37,48 @@ const WRAPPED = "answer";
 export type AskClient = (method: string, params: Record<string, unknown>) => Promise<unknown>;
 
 export function createInputBridge(round: InputRound | undefined, canElicit: boolean, ask?: { send: AskClient; withMode: boolean }): InputBridge {
-  const answers = round ? readState(round.state) : [];
-  // The newest round's answer arrives under the key of the question we asked last.
-  if (round) {
-    const latest = round.responses[key(answers.length)];
-    if (latest !== undefined) answers.push(latest);
-  }
+  const known: Record<string, unknown> = round ? { ...round.earlier, ...round.responses } : {};
+  // Only answers to questions this run of the handler asked are carried on: stray keys die here.
+  const used: Record<string, unknown> = {};
+  // Every question asked before the handler was abandoned: questions asked together
+  // (Promise.all) go out together in one round.
+  const pending: { key: string; request: InputRequest }[] = [];
   let index = 0;
-  let pending: { request: InputRequest; index: number } | undefined;
   return {
     requestInput(request, suspend) {
       const i = index++;
+      const k = typeof request.key === "string" && request.key !== "" ? request.key : `q${i}`;
       const form = elicitationSchema(request.schema);
-      if (i < answers.length) return Promise.resolve().then(() => readAnswer(answers[i], form, request.message));
+      if (Object.hasOwn(known, k)) {
+        used[k] = known[k];
+        return Promise.resolve().then(() => readAnswer(known[k], form, request.message));
+      }
       if (ask) {
         const params: Record<string, unknown> = { message: request.message, requestedSchema: form.schema };
         if (ask.withMode) params.mode = "form";
         return ask.send("elicitation/create", params).then((result) => readAnswer(result, form, request.message));
       }
-      pending = { request, index: i };
+      pending.push({ key: k, request });
       suspend();
       return new Promise<never>(() => {});
     },
     asked() {
-      if (!pending) return { kind: "refused", message: "the tool suspended without a question" };
-      const { request, index: i } = pending;
+      if (pending.length === 0) return { kind: "refused", message: "the tool suspended without a question" };
+      const first = pending[0]!.request;
       if (!round || !canElicit) {
         const why = round
           ? "this client does not declare the elicitation capability"
           : "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
-        return { kind: "refused", message: `The tool needs input from the user ("${request.message}"), but ${why}.` };
+        return { kind: "refused", message: `The tool needs input from the user ("${first.message}"), but ${why}.` };
       }
-      const form = elicitationSchema(request.schema);
-      return {
-        kind: "input_required",
-        result: {
-          inputRequests: { [key(i)]: { method: "elicitation/create", params: { mode: "form", message: request.message, requestedSchema: form.schema } } },
-          requestState: writeState(answers.slice(0, i)),
-        },
-      };
+      const inputRequests: Record<string, unknown> = {};
+      for (const { key: k, request } of pending) {
+        inputRequests[k] = { method: "elicitation/create", params: { mode: "form", message: request.message, requestedSchema: elicitationSchema(request.schema).schema } };
+      }
+      return { kind: "input_required", inputRequests, answers: used };
     },
   };
 }
-
-const key = (i: number) => `q${i}`;
 
 /** Elicitation takes a flat object schema; anything else is asked as one property and unwrapped. */
 function elicitationSchema(schema: unknown): { schema: JSONSchema; wrapped: boolean } {
@@ -98,18 +96,4 @@ function readAnswer(response: unknown, form: { wrapped: boolean }, message: stri
   if (response.action !== "accept") throw new Error(`the user did not answer "${message}" (${response.action})`);
   const content = isObject(response.content) ? response.content : {};
   return form.wrapped ? content[WRAPPED] : content;
-}
-
-function writeState(answers: unknown[]): string {
-  return btoa(encodeURIComponent(JSON.stringify({ v: 1, answers })));
-}
-
-function readState(state: string | undefined): unknown[] {
-  if (!state) return [];
-  try {
-    const value = JSON.parse(decodeURIComponent(atob(state))) as unknown;
-    return isObject(value) && Array.isArray(value.answers) ? value.answers : [];
-  } catch {
-    return []; // not ours: start over, the client is asked again
-  }
 }

@@ -14,6 +14,7 @@ import type { ValidateFn } from "../../src/schema.js";
 import type { Tool } from "../../src/tool.js";
 import { toMcpContent } from "./content.js";
 import { createInputBridge, type AskClient, type InputRound } from "./input.js";
+import { createStateSeal } from "./request-state.js";
 import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
 
@@ -41,6 +42,12 @@ export interface ServerOptions {
    * { ttlMs: 300000, scope: "public" }.
    */
   cache?: { ttlMs?: number; scope?: "public" | "private" } | undefined;
+  /**
+   * Key for the HMAC that seals a 2026-07-28 requestState (the answers a tool got in earlier
+   * rounds), so an edited one is refused. Give every instance the same secret. Without it the
+   * key derives from `name`: edits are still caught, a deliberate forgery is not.
+   */
+  requestStateSecret?: string | undefined;
   logger?: Logger | undefined;
 }
 
@@ -74,6 +81,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
   const ttlMs = Math.max(0, Math.floor(options.cache?.ttlMs ?? DEFAULT_TTL_MS));
   const cacheScope = options.cache?.scope ?? "public";
   const serverInfo = { name: options.name, version: options.version };
+  const seal = createStateSeal(options.requestStateSecret ?? `toolloop-mcp-request-state:${options.name}`);
   // Compiled on first use: building a validator for every tool up front costs startup time.
   const validators = new Map<string, ValidateFn>();
   const validatorFor = (name: string, tool: Tool): ValidateFn => {
@@ -127,10 +135,22 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     if (!checked.ok) return invalid(checked.issues, "");
 
     // Input a handler asks for (ctx.requestInput): answered through the multi-round-trip
-    // fields of this request (2026-07-28), else refused with a tool error.
-    const round: InputRound | undefined = modern
-      ? { responses: isObject(params.inputResponses) ? params.inputResponses : {}, state: typeof params.requestState === "string" ? params.requestState : undefined }
-      : undefined;
+    // fields of this request (2026-07-28), else refused with a tool error. Malformed
+    // answers and a state we did not seal for this tool are the client's protocol errors.
+    let round: InputRound | undefined;
+    if (modern) {
+      const responses = params.inputResponses ?? {};
+      if (!isObject(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
+      const bad = Object.entries(responses).find(([, r]) => !isObject(r));
+      if (bad) return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);
+      let earlier: Record<string, unknown> = {};
+      if (params.requestState !== undefined) {
+        const opened = typeof params.requestState === "string" ? await seal.open(name, params.requestState) : undefined;
+        if (!opened) return failure(req.id, INVALID_PARAMS, `tools/call params.requestState failed its integrity check (not a state this server issued for tool ${name})`);
+        earlier = opened;
+      }
+      round = { responses, earlier };
+    }
     const legacyAsk = !modern && ctx.ask && ctx.version >= "2025-06-18" ? { send: ctx.ask, withMode: ctx.version >= "2025-11-25" } : undefined;
     const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation), legacyAsk);
 
@@ -143,7 +163,9 @@ export function createDispatcher(options: ServerOptions): Dispatch {
         return done(textResult("cancelled", true));
       case "suspended": {
         const asked = bridge.asked();
-        if (asked.kind === "input_required") return success(req.id, { resultType: "input_required", ...asked.result });
+        if (asked.kind === "input_required") {
+          return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: await seal.seal(name, asked.answers) });
+        }
         logger.warn("mcp tool needs input the client cannot give", { tool: name });
         return done(textResult(asked.message, true));
       }

@@ -5,7 +5,7 @@
 // refusal; scripts/mcp-conformance.mjs lists them.
 import * as v from "valibot";
 import { mcpHandler } from "../../../adapters/mcp.js";
-import { jsonTool, tool, type Tool } from "../../../src/index.js";
+import { jsonTool, tool, type Tool, type ToolContext } from "../../../src/index.js";
 import { toolOutput } from "../../../src/tool.js";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -32,8 +32,45 @@ const asking = (name: string, description: string, schema: Record<string, unknow
     },
   });
 
+/** One named question with a single string/boolean field: the shape the input-required-result scenarios ask for. */
+const field = (key: string, message: string, prop: string, type: "string" | "boolean") => ({
+  key,
+  message,
+  schema: { type: "object", properties: { [prop]: { type } }, required: [prop] },
+});
+
+// The 2026-07-28 multi-round-trip scenarios (SEP-2322), as ordinary tools asking through
+// ctx.requestInput: mcpHandler turns each question into an inputRequests entry (keyed by
+// InputRequest.key) and seals the answers so far into requestState. The sampling and roots
+// variants have no tool here: toolloop's requestInput asks the user, never the client's model
+// or file roots, so those calls end in "Unknown tool" (listed as refusals by the runner).
+const answerOf = async (ctx: ToolContext, q: ReturnType<typeof field>) => (await ctx.requestInput!(q)) as Record<string, unknown>;
+
+function inputRequiredTools(): Tool[] {
+  const name = field("user_name", "What is your name?", "name", "string");
+  const confirm = field("confirm", "Please confirm", "ok", "boolean");
+  const plain = (toolName: string, call: (ctx: ToolContext) => Promise<string>): Tool => ({
+    name: toolName,
+    description: "Asks the user through ctx.requestInput (2026-07-28: an input_required result).",
+    parameters: { type: "object", properties: {} },
+    call: (_input, ctx) => call(ctx),
+  });
+  return [
+    plain("test_input_required_result_elicitation", async (ctx) => `Hello, ${String((await answerOf(ctx, name)).name)}!`),
+    // mcpHandler refuses a requestState that fails its seal before the tool runs again, so reaching here means it verified.
+    plain("test_input_required_result_request_state", async (ctx) => `state-ok (confirmed: ${String((await answerOf(ctx, confirm)).ok)})`),
+    plain("test_input_required_result_tampered_state", async (ctx) => `state-ok (confirmed: ${String((await answerOf(ctx, confirm)).ok)})`),
+    plain("test_input_required_result_multi_round", async (ctx) => {
+      const who = await answerOf(ctx, field("step1", "Step 1: What is your name?", "name", "string"));
+      const color = await answerOf(ctx, field("step2", "Step 2: What is your favorite color?", "color", "string"));
+      return `${String(who.name)} likes ${String(color.color)}`;
+    }),
+  ];
+}
+
 function conformanceTools(): Tool[] {
   return [
+    ...inputRequiredTools(),
     tool({ name: "test_simple_text", description: "Returns simple text.", input: v.object({}), run: () => "This is a simple text response for testing." }),
     media("test_image_content", "Returns a 1x1 PNG.", [{ type: "image", mediaType: "image/png", data: PNG }]),
     media("test_audio_content", "Returns a short WAV clip.", [{ type: "file", mediaType: "audio/wav", data: WAV }]),
