@@ -37,6 +37,15 @@ const REFUSED = {
     "prompts-get-with-args": ["prompts", /Method not found|-32601/],
     "prompts-get-embedded-resource": ["prompts", /Method not found|-32601/],
     "prompts-get-with-image": ["prompts", /Method not found|-32601/],
+    // 2026-07-28 (SEP-2575): its other checks must pass; only those needing a diagnostic tool of
+    // a feature toolloop does not offer may fail, as "not testable": server log notifications
+    // (logging), server requests on a call's stream (2026-07-28 mcpHandler asks through
+    // input_required results instead), and a tool needing a client capability other than
+    // elicitation (sampling, roots).
+    "server-stateless": [
+      "logging, in-stream server requests, sampling/roots-only tools (diagnostic tools)",
+      /Not testable: server does not list the diagnostic tool '(test_missing_capability|test_streaming_elicitation|test_logging_tool)'/,
+    ],
     // 2026-07-28 (SEP-2549): list caching hints, checked on the lists toolloop does not serve (tools/list carries them).
     caching: ["prompts and resources (their list caching hints)", /(prompts|resources|resources\/templates)\/list returned JSON-RPC error -32601/],
     // 2026-07-28 multi round trip (SEP-2322): requestInput asks the user (elicitation), never the

@@ -63,17 +63,18 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   if (info !== undefined && !(isObject(info) && typeof info.name === "string" && typeof info.version === "string")) {
     return invalidEnvelope(id, META.clientInfo, "expected { name, version }");
   }
+  // Header and envelope must agree before either is judged: a disagreement is -32020 even
+  // when one of them names a revision we do not serve.
+  if (headers.protocolVersion !== null && headers.protocolVersion !== claim) {
+    return mismatch(id, `params._meta names protocol version ${claim} but the MCP-Protocol-Version header names ${headers.protocolVersion}`);
+  }
   if (!isModern(claim) || !(PROTOCOL_VERSIONS as readonly string[]).includes(claim)) {
     const supported = PROTOCOL_VERSIONS.filter(isModern);
     return reject(400, UNSUPPORTED_PROTOCOL_VERSION, id, `Unsupported protocol version ${claim} (supported: ${supported.join(", ")})`, { supported, requested: claim });
   }
 
   // Standard headers (SEP-2243): required on requests, cross-checked on everything.
-  if (headers.protocolVersion === null) {
-    if (isRequest) return mismatch(id, "the MCP-Protocol-Version header is missing");
-  } else if (headers.protocolVersion !== claim) {
-    return mismatch(id, `params._meta names protocol version ${claim} but the MCP-Protocol-Version header names ${headers.protocolVersion}`);
-  }
+  if (headers.protocolVersion === null && isRequest) return mismatch(id, "the MCP-Protocol-Version header is missing");
   if (isRequest && headers.method === null) return mismatch(id, "the Mcp-Method header is missing");
   const methodProblem = checkMethodHeader(body.method, headers, id);
   if (methodProblem) return methodProblem;

@@ -8,7 +8,7 @@
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
 import { silentLogger } from "../../src/log.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
-import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
+import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
 import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { classifyEra } from "./envelope.js";
@@ -110,6 +110,8 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
       if (c.kind !== "request") return emptyResponse(202, cors);
       const response = await dispatch(c.message, { version: era.version, signal: request.signal, clientCapabilities: era.clientCapabilities });
+      // 2026-07-28 answers a method it does not serve (initialize, ping, resources/*...) with HTTP 404 as well as -32601.
+      if ("error" in response && response.error.code === METHOD_NOT_FOUND) return errorResponse(404, response, cors);
       if (format === "sse") {
         return new Response(sseEvent(response), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } });
       }

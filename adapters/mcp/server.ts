@@ -139,7 +139,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     // answers and a state we did not seal for this tool are the client's protocol errors.
     let round: InputRound | undefined;
     if (modern) {
-      const responses = params.inputResponses ?? {};
+      const responses = params.inputResponses === undefined ? {} : params.inputResponses;
       if (!isObject(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
       const bad = Object.entries(responses).find(([, r]) => !isObject(r));
       if (bad) return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);

@@ -48,7 +48,7 @@ export interface Session {
   /** server/discover (2026-07-28), else (or with probe false) initialize + notifications/initialized. */
   connect(signal?: AbortSignal, probe?: boolean): Promise<InitializeInfo>;
   /** Sends a request and resolves with its result; JSON-RPC errors reject as McpRpcError. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, onServerRequest?: ServerRequestHandler): Promise<Record<string, unknown>>;
+  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, onServerRequest?: ServerRequestHandler, extraHeaders?: Record<string, string>): Promise<Record<string, unknown>>;
   /** Ends a 2025-era session (DELETE with its Mcp-Session-Id); nothing to do for 2026-07-28. */
   close(): Promise<void>;
 }
@@ -80,8 +80,10 @@ export function createSession(options: SessionOptions): Session {
   // Set while a new session is being started after a 404, so parallel calls share it.
   let restarting: Promise<unknown> | undefined;
 
-  function headers(kind: "post" | "get", message?: { method?: unknown; params?: unknown }): Record<string, string> {
+  function headers(kind: "post" | "get", message?: { method?: unknown; params?: unknown }, extra?: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = { ...options.headers };
+    // SEP-2243 Mcp-Param-* headers (tools.ts builds them), a 2026-07-28 thing only.
+    if (modern && extra) Object.assign(h, extra);
     if (kind === "post") {
       h["content-type"] = "application/json";
       h.accept = "application/json, text/event-stream";
@@ -108,8 +110,8 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  function post(message: object, signal: AbortSignal | undefined): Promise<Response> {
-    return send({ method: "POST", headers: headers("post", message as { method?: unknown; params?: unknown }), body: JSON.stringify(message) }, signal);
+  function post(message: object, signal: AbortSignal | undefined, extra?: Record<string, string>): Promise<Response> {
+    return send({ method: "POST", headers: headers("post", message as { method?: unknown; params?: unknown }, extra), body: JSON.stringify(message) }, signal);
   }
 
   /** Fire-and-forget message (cancellation, answers to server requests): failures are moot. */
@@ -240,10 +242,11 @@ export function createSession(options: SessionOptions): Session {
     params: Record<string, unknown>,
     signal: AbortSignal | undefined,
     handler?: ServerRequestHandler,
+    extra?: Record<string, string>,
   ): Promise<{ response: JsonRpcResponse; res: Response }> {
     const id = nextId++;
     try {
-      const res = await post({ jsonrpc: "2.0", id, method, params: modern ? withEnvelope(params) : params }, signal);
+      const res = await post({ jsonrpc: "2.0", id, method, params: modern ? withEnvelope(params) : params }, signal, extra);
       if (!res.ok) throw await httpError(res, signal);
       return { response: await readAnswer(res, id, signal, handler), res };
     } catch (err) {
@@ -261,11 +264,15 @@ export function createSession(options: SessionOptions): Session {
    * the server speaks it, undefined when it does not (any answer a legacy server gives);
    * refused credentials and unreachable servers reject as they would for initialize.
    */
-  async function discover(signal: AbortSignal | undefined): Promise<Record<string, unknown> | undefined> {
+  async function discover(signal: AbortSignal | undefined, retried = false): Promise<Record<string, unknown> | undefined> {
     modern = true;
     version = MODERN_PROTOCOL_VERSION;
     try {
       const { response, res } = await rawRequest("server/discover", {}, signal);
+      // -32022 (UnsupportedProtocolVersion) lists what the server speaks: we offer only one
+      // stateless revision, so a second try is all a retry can be (some servers refuse a
+      // client's first choice to see it retry); still refused, it is the handshake era.
+      if ("error" in response && response.error.code === -32022 && !retried) return await discover(signal, true);
       // An error (-32601 from a legacy server, or -32022 listing revisions we do not speak):
       // we speak one stateless revision, so any error means the handshake era.
       if ("error" in response) return undefined;
@@ -274,6 +281,7 @@ export function createSession(options: SessionOptions): Session {
     } catch (err) {
       if (signal?.aborted || err instanceof ConnectionError) throw err;
       if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw err;
+      if (err instanceof ProviderError && err.type === "-32022" && !retried) return await discover(signal, true);
       return undefined; // 400, 404, 405, 406, a body that is not JSON-RPC...: a server of an older revision
     } finally {
       modern = false;
@@ -323,24 +331,24 @@ export function createSession(options: SessionOptions): Session {
     };
   }
 
-  async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler): Promise<Record<string, unknown>> {
-    if (!handler) return requestOnce(method, params, signal);
+  async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler, extra?: Record<string, string>): Promise<Record<string, unknown>> {
+    if (!handler) return requestOnce(method, params, signal, undefined, extra);
     askers.add(handler);
     try {
       if (restarting) await restarting;
       listen();
-      return await requestOnce(method, params, signal, handler);
+      return await requestOnce(method, params, signal, handler, extra);
     } finally {
       askers.delete(handler);
       if (askers.size === 0) listening?.abort();
     }
   }
 
-  async function requestOnce(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler): Promise<Record<string, unknown>> {
+  async function requestOnce(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler, extra?: Record<string, string>): Promise<Record<string, unknown>> {
     if (restarting) await restarting;
     const used = sessionId;
     try {
-      const { response, res } = await rawRequest(method, params, signal, handler);
+      const { response, res } = await rawRequest(method, params, signal, handler, extra);
       return unwrap(response, res.status);
     } catch (err) {
       // The session expired (spec: 404 for a request with a session id): start a new one and retry once.
@@ -352,7 +360,7 @@ export function createSession(options: SessionOptions): Session {
         });
       }
       await restarting;
-      const { response, res } = await rawRequest(method, params, signal, handler);
+      const { response, res } = await rawRequest(method, params, signal, handler, extra);
       return unwrap(response, res.status);
     }
   }

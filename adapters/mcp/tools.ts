@@ -14,6 +14,7 @@ import type { FetchFn } from "../../src/http.js";
 import { readToolResult } from "./content.js";
 import { isObject } from "./jsonrpc.js";
 import { mapToolNames } from "./names.js";
+import { headersFor, paramHeaders } from "./param-headers.js";
 import { createSession, McpRpcError, type ServerRequestHandler, type Session } from "./session.js";
 
 export interface McpToolsOptions {
@@ -58,6 +59,8 @@ interface RemoteTool {
   name: string;
   description: string;
   parameters: JSONSchema;
+  /** SEP-2243: argument → Mcp-Param-* header name. */
+  headers: Map<string, string>;
 }
 
 async function listTools(session: Session, signal: AbortSignal | undefined): Promise<RemoteTool[]> {
@@ -73,7 +76,11 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
       // A malformed entry is the server's problem; the well-formed tools stay usable. A tool
       // that can only run as a task (execution.taskSupport "required") cannot be called
       // without the tasks extension, which we do not speak: leave it out.
-      if (isObject(t) && typeof t.name === "string" && !(isObject(t.execution) && t.execution.taskSupport === "required")) out.push(describeTool(t));
+      // So is a tool whose x-mcp-header markings are malformed (SEP-2243: clients must not call it).
+      if (isObject(t) && typeof t.name === "string" && !(isObject(t.execution) && t.execution.taskSupport === "required")) {
+        const described = describeTool(t);
+        if (described) out.push(described);
+      }
     }
     const next = result.nextCursor;
     if (typeof next !== "string" || next === "") return out;
@@ -86,12 +93,14 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
   throw new ProviderError({ provider: "mcp", type: "invalid_response", message: `tools/list did not end after ${MAX_PAGES} pages` });
 }
 
-function describeTool(t: Record<string, unknown>): RemoteTool {
+function describeTool(t: Record<string, unknown>): RemoteTool | undefined {
   // The schema as served ($schema, $defs, type and all): whatever a provider cannot take is
   // that provider's encoder's to strip when it builds its request.
   const parameters: JSONSchema = isObject(t.inputSchema) ? t.inputSchema : { type: "object" };
   const description = typeof t.description === "string" ? t.description : typeof t.title === "string" ? t.title : "";
-  return { name: t.name as string, description, parameters };
+  const headers = paramHeaders(parameters);
+  if (!headers.ok) return undefined;
+  return { name: t.name as string, description, parameters, headers: headers.map };
 }
 
 function remoteTool(session: Session, remote: RemoteTool, localName: string, timeout: number | undefined): Tool {
@@ -115,7 +124,7 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
     parameters: remote.parameters,
     async call(input, ctx) {
       const args = await parseAndValidate(input, validator);
-      if (timeout === undefined || !(timeout > 0)) return callRemote(session, remote.name, args, ctx, ctx.signal);
+      if (timeout === undefined || !(timeout > 0)) return callRemote(session, remote, args, ctx, ctx.signal);
       // Our own limit, on top of the run's signal: aborting the request also cancels it server-side.
       const controller = new AbortController();
       const onAbort = () => controller.abort(ctx.signal.reason);
@@ -124,7 +133,7 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
       const error = new ToolTimeoutError(localName, timeout);
       const timer = setTimeout(() => controller.abort(error), timeout);
       try {
-        return await callRemote(session, remote.name, args, ctx, controller.signal);
+        return await callRemote(session, remote, args, ctx, controller.signal);
       } catch (err) {
         throw controller.signal.reason === error ? error : err;
       } finally {
@@ -135,14 +144,17 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
   };
 }
 
-async function callRemote(session: Session, name: string, args: unknown, ctx: ToolContext, signal: AbortSignal): Promise<ToolCallResult> {
+async function callRemote(session: Session, remote: RemoteTool, args: unknown, ctx: ToolContext, signal: AbortSignal): Promise<ToolCallResult> {
+  const name = remote.name;
   const params: Record<string, unknown> = { name, arguments: args };
+  const extra = headersFor(remote.headers, args);
   // 2025-era servers ask over the call's own stream (elicitation/create).
   const onServerRequest: ServerRequestHandler = async (_method, p) => elicit(ctx, name, p);
   for (let round = 0; ; round++) {
     let result: Record<string, unknown>;
     try {
-      result = await session.request("tools/call", params, signal, onServerRequest);
+      // Every round is a new request (a new JSON-RPC id) carrying only this call's own state.
+      result = await session.request("tools/call", params, signal, onServerRequest, extra);
     } catch (err) {
       // Servers on revisions before 2025-11-25 report schema-invalid arguments as -32602:
       // let the loop ask the model to fix them, as it does for local validation. -32602

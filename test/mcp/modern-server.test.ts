@@ -76,10 +76,10 @@ describe("2026-07-28: discovery and lists", () => {
     ]);
   });
 
-  it("methods this revision removed (initialize, ping, logging/setLevel) and features not offered are -32601", async () => {
+  it("methods this revision removed (initialize, ping, logging/setLevel) and features not offered are HTTP 404 with -32601", async () => {
     for (const method of ["initialize", "ping", "logging/setLevel", "resources/list", "prompts/list", "completion/complete", "tasks/get"]) {
       const { status, json } = await modern(method, method === "initialize" ? { protocolVersion: V, capabilities: {}, clientInfo: { name: "x", version: "1" } } : {});
-      expect(status, method).toBe(200);
+      expect(status, method).toBe(404);
       expect(json.error.code, method).toBe(-32601);
     }
   });
@@ -205,6 +205,23 @@ describe("2026-07-28: a tool that asks for input (multi round trip)", () => {
 
     const done = (await call({ inputResponses: { q1: { action: "accept", content: { confirm: true } } }, requestState: second.requestState })).json.result;
     expect(done).toEqual({ resultType: "complete", content: [{ type: "text", text: "booked 2 nights in Oslo" }], isError: false });
+  });
+
+  it("refuses an edited requestState (-32602) instead of replaying it into the tool", async () => {
+    const first = (await call()).json.result;
+    const second = (await call({ inputResponses: { q0: { action: "accept", content: { answer: "Oslo" } } }, requestState: first.requestState })).json.result;
+    for (const state of [`${second.requestState}-TAMPERED`, second.requestState.replace(/^./, (c: string) => (c === "A" ? "B" : "A")), "", 42]) {
+      const r = (await call({ inputResponses: { q1: { action: "accept", content: { confirm: true } } }, requestState: state })).json;
+      expect(r.error).toMatchObject({ code: -32602, message: expect.stringMatching(/requestState failed its integrity check/) });
+    }
+  });
+
+  it("refuses inputResponses that are not result objects (-32602) and ignores keys it never asked", async () => {
+    expect((await call({ inputResponses: null })).json.error.code).toBe(-32602);
+    expect((await call({ inputResponses: { q0: 12345 } })).json.error.code).toBe(-32602);
+    const r = (await call({ inputResponses: { q0: { action: "accept", content: { answer: "Oslo" } }, stray: { action: "accept", content: {} } } })).json.result;
+    expect(r).toMatchObject({ resultType: "input_required", inputRequests: { q1: { method: "elicitation/create" } } });
+    expect(Object.keys(r.inputRequests)).toEqual(["q1"]);
   });
 
   it("a declined question ends the call with a tool error naming it", async () => {

@@ -16,14 +16,32 @@ const calls: Record<string, [string, Record<string, unknown>]> = {
   "sse-retry": ["test_reconnection", {}],
 };
 
+// Scenarios that name their calls in MCP_CONFORMANCE_CONTEXT ({ toolCalls: [{ name, arguments }] }).
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as { toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
+
 const tools = await mcpTools({ url });
+const callTool = async (name: string, args: Record<string, unknown>) => {
+  const t = tools.find((x) => x.name === name);
+  if (!t) throw new Error(`the server lists no tool ${name} (it has ${tools.map((x) => x.name).join(", ")})`);
+  return t.call(JSON.stringify(args), ctx);
+};
 try {
   const planned = calls[scenario];
-  if (planned) {
-    const [name, args] = planned;
-    const t = tools.find((x) => x.name === name);
-    if (!t) throw new Error(`the server lists no tool ${name} (it has ${tools.map((x) => x.name).join(", ")})`);
-    console.log(JSON.stringify(await t.call(JSON.stringify(args), ctx)));
+  if (planned) console.log(JSON.stringify(await callTool(...planned)));
+  for (const c of context.toolCalls ?? []) {
+    // An argument the server sends as null stands for "not given" (the header it would mirror is omitted).
+    const args = Object.fromEntries(Object.entries(c.arguments).filter(([, v]) => v !== null));
+    console.log(JSON.stringify(await callTool(c.name, args)));
+  }
+  if (scenario === "sep-2322-client-request-state") {
+    // An input_required flow with another call in flight beside it (isolation), then one without state, then a result without resultType.
+    console.log(JSON.stringify(await Promise.all([callTool("test_mrtr_echo_state", {}), callTool("test_mrtr_unrelated", {})])));
+    console.log(JSON.stringify(await callTool("test_mrtr_no_state", {})));
+    console.log(JSON.stringify(await callTool("test_mrtr_no_result_type", {})));
+  }
+  if (scenario === "http-invalid-tool-headers") {
+    // Every tool mcpTools kept is called: the malformed ones must not be among them.
+    for (const t of tools) console.log(t.name, JSON.stringify(await t.call(JSON.stringify({ region: "us-west1" }), ctx)));
   }
 } finally {
   await tools.close();
