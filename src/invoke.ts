@@ -30,12 +30,20 @@ export interface InvokeOptions {
 export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Promise<Invocation> {
   const { signal } = opts;
   if (signal?.aborted) return Promise.resolve({ kind: "cancelled" });
-  const controller = new AbortController();
+  // The tool's signal is made when the tool first reads it: most tools never do, and an
+  // AbortController per call was a measurable share of a tool loop. An abort before that
+  // is remembered, so a late reader still gets an aborted signal with the same reason.
+  let controller: AbortController | undefined;
+  let aborted: [unknown] | undefined;
+  const abort = (reason: unknown) => {
+    aborted ??= [reason];
+    controller?.abort(reason);
+  };
   return new Promise<Invocation>((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let settled = false;
     const onAbort = () => {
-      controller.abort(abortReason(signal!));
+      abort(abortReason(signal!));
       finish({ kind: "cancelled" });
     };
     const finish = (v: Invocation) => {
@@ -49,17 +57,27 @@ export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Prom
     if (tool.timeout !== undefined && tool.timeout > 0) {
       timer = setTimeout(() => {
         const err = new ToolTimeoutError(opts.name ?? tool.name, tool.timeout!);
-        controller.abort(err);
+        abort(err);
         finish({ kind: "thrown", error: err });
       }, tool.timeout);
     }
-    const ctx: ToolContext = { signal: controller.signal, callId: opts.callId, logger: opts.logger };
+    const ctx: ToolContext = {
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          if (aborted) controller.abort(aborted[0]);
+        }
+        return controller.signal;
+      },
+      callId: opts.callId,
+      logger: opts.logger,
+    };
     const ask = opts.requestInput;
     if (ask) {
       ctx.requestInput = (request) =>
         ask(request, () => {
           // The handler is abandoned: it runs again from the start on resume.
-          controller.abort(new DOMException("the run suspended for input", "AbortError"));
+          abort(new DOMException("the run suspended for input", "AbortError"));
           finish({ kind: "suspended" });
         });
     }

@@ -100,14 +100,9 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
   return out;
 }
 
-/** An assistant turn as last encoded, with what it was encoded from (compared by identity). */
+/** An assistant turn as last encoded: what it was encoded from (compared by identity), the call ids it took (each sent unchanged: a renamed id depends on the turns before it), its blocks. */
 interface EncodedTurn {
-  content: string;
-  toolCalls: AssistantMessage["toolCalls"];
-  providerData: AssistantMessage["providerData"];
-  stored: unknown;
-  storedLength: number;
-  /** The call ids it took, each sent unchanged (a renamed id depends on the turns before it). */
+  from: unknown[];
   ids: string[];
   blocks: Block[];
 }
@@ -124,26 +119,14 @@ const encodedTurns = new WeakMap<AssistantMessage, EncodedTurn>();
  */
 function encodedTurn(m: AssistantMessage, ids: WireIds): Block[] {
   const stored = m.providerData?.value;
-  const storedLength = Array.isArray(stored) ? stored.length : -1;
+  const from = [m.content, m.toolCalls, m.providerData, stored, Array.isArray(stored) && stored.length];
   const hit = encodedTurns.get(m);
-  if (
-    hit &&
-    hit.content === m.content &&
-    hit.toolCalls === m.toolCalls &&
-    hit.providerData === m.providerData &&
-    hit.stored === stored &&
-    hit.storedLength === storedLength &&
-    ids.takeUnchanged(hit.ids)
-  ) {
-    return hit.blocks.slice();
-  }
+  if (hit && hit.from.every((v, i) => v === from[i]) && ids.takeUnchanged(hit.ids)) return hit.blocks.slice();
   const taken: string[] = [];
   ids.record = taken;
   const blocks = assistantBlocks(m, ids);
   ids.record = undefined;
-  if (taken.every((id) => id !== RENAMED)) {
-    encodedTurns.set(m, { content: m.content, toolCalls: m.toolCalls, providerData: m.providerData, stored, storedLength, ids: taken, blocks });
-  }
+  if (!taken.includes(RENAMED)) encodedTurns.set(m, { from, ids: taken, blocks });
   return blocks.slice();
 }
 
