@@ -191,10 +191,10 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       parts.push(copyPart(part));
       return;
     }
-    const plain = Object.keys(part).every((k) => k === "text" || k === "thought");
+    const plain = onlyText(part);
     if (plain && t === "") return;
     const last = parts[parts.length - 1];
-    const lastPlain = last !== undefined && typeof last.text === "string" && Object.keys(last).every((k) => k === "text" || k === "thought");
+    const lastPlain = last !== undefined && typeof last.text === "string" && onlyText(last);
     if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
     else parts.push(copyPart(part));
   };
@@ -321,4 +321,10 @@ const flat = (o: Record<string, unknown>, skip?: string) => Object.keys(o).every
 /** A copy of a part: a spread when it holds only scalars (a text part), else the general clone. */
 function copyPart(part: Part): Part {
   return flat(part) ? { ...part } : structuredClone(part);
+}
+
+/** True when a part holds nothing but text (and the thought flag): checked per streamed event, so without building key lists. */
+function onlyText(part: Part): boolean {
+  for (const k in part) if (k !== "text" && k !== "thought") return false;
+  return true;
 }
