@@ -87,6 +87,26 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   return { kind: "modern", version: claim as ProtocolVersion, clientCapabilities: isObject(caps) ? caps : {} };
 }
 
+/**
+ * SEP-2243 on the server: for a tool whose inputSchema marks properties with x-mcp-header,
+ * each argument given (not null) must arrive as its Mcp-Param-<Name> header too, equal to the
+ * body's value once decoded; a missing, malformed (bad base64) or different header is -32020.
+ * `marks` maps property → header name (param-headers.ts); `header` reads a request header.
+ */
+export function checkParamHeaders(marks: ReadonlyMap<string, string>, args: unknown, header: (name: string) => string | null, id: string | number | null): Era | undefined {
+  if (!isObject(args)) return undefined;
+  for (const [prop, name] of marks) {
+    const value = args[prop];
+    if (value === null || value === undefined || typeof value === "object") continue;
+    const raw = header(`mcp-param-${name}`);
+    if (raw === null) return mismatch(id, `argument ${prop} is given but the Mcp-Param-${name} header is missing`);
+    const decoded = decodeHeaderValue(raw);
+    if (decoded === undefined) return mismatch(id, `the Mcp-Param-${name} header is not valid =?base64?...?= text`);
+    if (decoded !== String(value)) return mismatch(id, `argument ${prop} is ${JSON.stringify(value)} but the Mcp-Param-${name} header says ${JSON.stringify(decoded)}`);
+  }
+  return undefined;
+}
+
 function checkMethodHeader(method: string, headers: HeaderValues, id: string | number | null): Era | undefined {
   if (headers.method !== null && headers.method !== method) {
     return mismatch(id, `the body names method ${method} but the Mcp-Method header names ${headers.method}`);
@@ -97,7 +117,8 @@ function checkMethodHeader(method: string, headers: HeaderValues, id: string | n
 /** A header value as sent: plain ASCII, or "=?base64?<utf-8 as base64>?=" (undefined when that is malformed). */
 function decodeHeaderValue(value: string): string | undefined {
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
-  if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? undefined : value;
+  // Padding is required: atob would forgive its absence, the encoding (RFC 4648) does not.
+  if (!m || m[1]!.length % 4 !== 0) return value.startsWith("=?base64?") && value.endsWith("?=") ? undefined : value;
   try {
     const bytes = Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0));
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -9,9 +9,10 @@
 import { silentLogger } from "../../src/log.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
-import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
+import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
-import { classifyEra } from "./envelope.js";
+import { checkParamHeaders, classifyEra } from "./envelope.js";
+import { paramHeaders } from "./param-headers.js";
 import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {
@@ -46,6 +47,18 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
   const logger = options.logger ?? silentLogger;
   const authorize = options.authorize;
   const asks = options.legacyElicitation === true ? createClientAsks() : undefined;
+  // SEP-2243: which arguments of which tool travel as Mcp-Param-* headers too (built on first use).
+  let marks: Map<string, ReadonlyMap<string, string>> | undefined;
+  const headerMarks = () => {
+    if (!marks) {
+      marks = new Map();
+      for (const t of options.tools) {
+        const m = isObject(t.parameters) ? paramHeaders(t.parameters) : undefined;
+        if (m?.ok && m.map.size > 0) marks.set(t.name.toLowerCase(), m.map);
+      }
+    }
+    return marks;
+  };
 
   async function handle(request: Request): Promise<Response> {
     // 1. Origin before anything else: a refused origin learns nothing, not even "401".
@@ -109,9 +122,15 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       const c = classify(body);
       if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
       if (c.kind !== "request") return emptyResponse(202, cors);
+      if (c.message.method === "tools/call" && isObject(c.message.params) && typeof c.message.params.name === "string") {
+        const marks = headerMarks().get(c.message.params.name.toLowerCase());
+        const problem = marks && checkParamHeaders(marks, c.message.params.arguments, (h) => request.headers.get(h), c.message.id);
+        if (problem && problem.kind === "reject") return errorResponse(problem.status, problem.error, cors);
+      }
       const response = await dispatch(c.message, { version: era.version, signal: request.signal, clientCapabilities: era.clientCapabilities });
       // 2026-07-28 answers a method it does not serve (initialize, ping, resources/*...) with HTTP 404 as well as -32601.
       if ("error" in response && response.error.code === METHOD_NOT_FOUND) return errorResponse(404, response, cors);
+      if ("error" in response && response.error.code === MISSING_CLIENT_CAPABILITY) return errorResponse(400, response, cors);
       if (format === "sse") {
         return new Response(sseEvent(response), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } });
       }

@@ -7,8 +7,9 @@
 // stored on the server: requestState carries the answers of earlier rounds, sealed
 // (request-state.ts) so an edited state is refused. On 2025-06-18 and 2025-11-25 a client
 // that declared elicitation at initialize is asked with an elicitation/create request on the
-// call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a client
-// without the elicitation capability) the call ends in a tool error that says why.
+// call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
+// without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
+// client without it gets -32021 (MissingRequiredClientCapability), as that revision requires.
 import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../src/schema.js";
 import type { InputRequest } from "../../src/tool.js";
 import { isObject } from "./jsonrpc.js";
@@ -22,7 +23,9 @@ export interface InputRound {
 
 export type Asked =
   | { kind: "input_required"; inputRequests: Record<string, unknown>; answers: Record<string, unknown> }
-  | { kind: "refused"; message: string };
+  | { kind: "refused"; message: string }
+  /** 2026-07-28, a client without the elicitation capability: the request fails with -32021 (SEP-2575). */
+  | { kind: "missing_capability"; message: string };
 
 export interface InputBridge {
   requestInput: (request: InputRequest, suspend: () => void) => Promise<unknown>;
@@ -65,10 +68,11 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
     asked() {
       if (pending.length === 0) return { kind: "refused", message: "the tool suspended without a question" };
       const first = pending[0]!.request;
-      if (!round || !canElicit) {
-        const why = round
-          ? "this client does not declare the elicitation capability"
-          : "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
+      if (round && !canElicit) {
+        return { kind: "missing_capability", message: `Missing required client capability: elicitation (the tool asks the user "${first.message}")` };
+      }
+      if (!round) {
+        const why = "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
         return { kind: "refused", message: `The tool needs input from the user ("${first.message}"), but ${why}.` };
       }
       const inputRequests: Record<string, unknown> = {};

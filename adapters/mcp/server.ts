@@ -65,6 +65,8 @@ export interface CallContext {
 export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonRpcResponse>;
 
 const DEFAULT_TTL_MS = 300_000;
+/** SEP-2575 MissingRequiredClientCapability: the request needs a capability the client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /**
  * Builds the method table for a tool set. Validates the set now (names, collisions,
@@ -165,6 +167,9 @@ export function createDispatcher(options: ServerOptions): Dispatch {
         const asked = bridge.asked();
         if (asked.kind === "input_required") {
           return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: await seal.seal(name, asked.answers) });
+        }
+        if (asked.kind === "missing_capability") {
+          return failure(req.id, MISSING_CLIENT_CAPABILITY, asked.message, { requiredCapabilities: { elicitation: {} } });
         }
         logger.warn("mcp tool needs input the client cannot give", { tool: name });
         return done(textResult(asked.message, true));

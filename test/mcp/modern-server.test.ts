@@ -232,10 +232,11 @@ describe("2026-07-28: a tool that asks for input (multi round trip)", () => {
     expect(r.content[0].text).toMatch(/did not answer "Which city\?" \(decline\)/);
   });
 
-  it("a client without the elicitation capability gets a tool error instead of a question", async () => {
-    const r = (await call({}, {})).json.result;
-    expect(r).toMatchObject({ resultType: "complete", isError: true });
-    expect(r.content[0].text).toMatch(/needs input from the user \("Which city\?"\).*elicitation capability/);
+  it("a client without the elicitation capability gets 400 with -32021 naming it, instead of a question", async () => {
+    const { status, json } = await call({}, {});
+    expect(status).toBe(400);
+    expect(json.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    expect(json.error.message).toMatch(/elicitation.*"Which city\?"/);
   });
 
   it("on an older revision the same tool ends in a tool error (no multi round trip there)", async () => {

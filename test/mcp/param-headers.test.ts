@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { mcpHandler } from "../../adapters/mcp.js";
 import { headersFor, paramHeaders } from "../../adapters/mcp/param-headers.js";
+import type { Tool } from "../../src/tool.js";
+import { rpcRequest } from "./helpers.js";
 
 describe("SEP-2243 x-mcp-header (client side)", () => {
   const schema = (props: Record<string, unknown>) => ({ type: "object", properties: props });
@@ -21,5 +24,37 @@ describe("SEP-2243 x-mcp-header (client side)", () => {
       { a: { type: "object", "x-mcp-header": "A" } },
       { a: { type: "number", "x-mcp-header": "A" } },
     ]) expect(paramHeaders(schema(props)).ok, JSON.stringify(props)).toBe(false);
+  });
+});
+
+describe("SEP-2243 x-mcp-header (server side: mcpHandler checks Mcp-Param-* against the body)", () => {
+  const region: Tool = {
+    name: "where",
+    description: "echo",
+    parameters: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } },
+    call: async (input) => input,
+  };
+  const handler = mcpHandler({ name: "ph", version: "1", tools: [region] });
+  const call = async (args: Record<string, unknown>, extra: Record<string, string>) => {
+    const _meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "where", arguments: args, _meta } };
+    const res = await handler(rpcRequest(body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "where", ...extra }));
+    return { status: res.status, json: JSON.parse(await res.text()) };
+  };
+
+  it("accepts a matching header, plain or base64, and takes an unwrapped value literally", async () => {
+    expect((await call({ region: "Hello" }, { "mcp-param-region": `=?base64?${btoa("Hello")}?=` })).json.result.isError).toBe(false);
+    expect((await call({ region: "us-west1" }, { "mcp-param-region": "us-west1" })).status).toBe(200);
+    expect((await call({ region: `=?base64?${btoa("x")}` }, { "mcp-param-region": `=?base64?${btoa("x")}` })).status).toBe(200);
+    expect((await call({}, {})).status).toBe(200); // nothing given, nothing to mirror
+  });
+
+  it("refuses a missing, different, unpadded or non-alphabet header with 400 and -32020", async () => {
+    const cases: Record<string, string>[] = [{}, { "mcp-param-region": "eu" }, { "mcp-param-region": "=?base64?SGVsbG8?=" }, { "mcp-param-region": "=?base64?SGVs!!!bG8=?=" }];
+    for (const headers of cases) {
+      const { status, json } = await call({ region: "Hello" }, headers);
+      expect(status, JSON.stringify(headers)).toBe(400);
+      expect(json).toMatchObject({ id: 7, error: { code: -32020 } });
+    }
   });
 });

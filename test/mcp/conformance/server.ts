@@ -56,6 +56,22 @@ function inputRequiredTools(): Tool[] {
     call: (_input, ctx) => call(ctx),
   });
   return [
+    // server-stateless (SEP-2575) diagnostics. Asking a client that declared no elicitation is
+    // -32021 with HTTP 400; one that did gets an input_required result, never a request of its
+    // own on the stream; a tool's log lines stay on the server (no notifications/message).
+    plain("test_missing_capability", async (ctx) => `Hello, ${String((await answerOf(ctx, name)).name)}!`),
+    plain("test_streaming_elicitation", async (ctx) => `Hello, ${String((await answerOf(ctx, name)).name)}!`),
+    // SEP-2243: an argument mirrored into a header, which mcpHandler checks against the body.
+    {
+      name: "test_custom_header",
+      description: "Echoes its region, which clients also send as the Mcp-Param-Region header.",
+      parameters: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } }, required: ["region"] },
+      call: async (input) => `region: ${String((JSON.parse(input) as { region: unknown }).region)}`,
+    },
+    plain("test_logging_tool", async (ctx) => {
+      ctx.logger.info("test_logging_tool ran");
+      return "logged on the server only";
+    }),
     plain("test_input_required_result_elicitation", async (ctx) => `Hello, ${String((await answerOf(ctx, name)).name)}!`),
     // mcpHandler refuses a requestState that fails its seal before the tool runs again, so reaching here means it verified.
     plain("test_input_required_result_request_state", async (ctx) => `state-ok (confirmed: ${String((await answerOf(ctx, confirm)).ok)})`),
