@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { silentLogger } from "../../src/log.js";
 import { headersFor, paramHeaders } from "../../adapters/mcp/param-headers.js";
 import type { Tool } from "../../src/tool.js";
-import { rpcRequest } from "./helpers.js";
+import { rpcRequest, serveHandler } from "./helpers.js";
 
 describe("SEP-2243 x-mcp-header (client side)", () => {
   const schema = (props: Record<string, unknown>) => ({ type: "object", properties: props });
@@ -55,6 +56,40 @@ describe("SEP-2243 x-mcp-header (server side: mcpHandler checks Mcp-Param-* agai
       const { status, json } = await call({ region: "Hello" }, headers);
       expect(status, JSON.stringify(headers)).toBe(400);
       expect(json).toMatchObject({ id: 7, error: { code: -32020 } });
+    }
+  });
+});
+
+describe("SEP-2243 end to end: mcpTools against mcpHandler over real HTTP", () => {
+  it("mirrors marked arguments the server then verifies, and leaves out only the malformed tool", async () => {
+    const seen: string[] = [];
+    const tools: Tool[] = [
+      {
+        name: "route",
+        description: "echo",
+        parameters: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" }, note: { type: "string" } } },
+        call: async (input) => input,
+      },
+      { name: "broken", description: "bad mark", parameters: { type: "object", properties: { v: { type: "string", "x-mcp-header": "" } } }, call: async () => "never" },
+    ];
+    const inner = mcpHandler({ name: "e2e", version: "1", tools });
+    const server = await serveHandler(async (req) => {
+      const h = req.headers.get("mcp-param-region");
+      if (h !== null) seen.push(h);
+      return inner(req);
+    });
+    try {
+      const remote = await mcpTools({ url: server.url });
+      try {
+        expect(remote.map((t) => t.name)).toEqual(["route"]);
+        const ctx = { signal: new AbortController().signal, callId: "c", logger: silentLogger };
+        expect(await remote[0]!.call(JSON.stringify({ region: "Zürich", note: "x" }), ctx)).toBe('{"region":"Zürich","note":"x"}');
+        expect(seen).toEqual([`=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode("Zürich")))}?=`]);
+      } finally {
+        await remote.close();
+      }
+    } finally {
+      await server.close();
     }
   });
 });
