@@ -39,6 +39,13 @@ try {
     console.log(JSON.stringify(await callTool("test_mrtr_no_state", {})));
     console.log(JSON.stringify(await callTool("test_mrtr_no_result_type", {})));
   }
+  if (scenario === "json-schema-2020-12-preservation") {
+    // The focal tool's schema, as mcpTools kept it, echoed back through the other tool.
+    const echo = tools.find((t) => JSON.stringify((t.parameters as { properties?: unknown }).properties ?? {}).includes('"schema"'));
+    const focal = tools.find((t) => t !== echo);
+    if (!echo || !focal) throw new Error(`expected a focal tool and an echo tool, got ${tools.map((t) => t.name).join(", ")}`);
+    console.log(JSON.stringify(await echo.call(JSON.stringify({ schema: focal.parameters }), ctx)));
+  }
   if (scenario === "http-invalid-tool-headers") {
     // Every tool mcpTools kept is called: the malformed ones must not be among them.
     for (const t of tools) console.log(t.name, JSON.stringify(await t.call(JSON.stringify({ region: "us-west1" }), ctx)));
