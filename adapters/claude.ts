@@ -65,7 +65,7 @@ export interface ClaudeProvider extends Provider {
 
 export function claude(options: ClaudeOptions): ClaudeProvider {
   if (!options || typeof options.model !== "string" || options.model === "") {
-    throw new TypeError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
+    throw new InvalidOptionsError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
   }
   requireApiKey(options, { factory: "claude", defaultBaseURL: DEFAULT_BASE_URL, env: ["ANTHROPIC_API_KEY"] });
   const maxTokens = options.maxTokens ?? 4096;

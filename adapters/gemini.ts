@@ -1,7 +1,7 @@
 // toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
-import { ProviderError } from "../src/errors.js";
+import { InvalidOptionsError, ProviderError } from "../src/errors.js";
 import { postJSON, postSSE } from "../src/http.js";
 import { httpSettings, trimSlash, type ProviderOptions } from "../src/provider-options.js";
 import { readGoogleError } from "./gemini/errors.js";
@@ -58,7 +58,7 @@ export interface GeminiProvider extends Provider {
 
 export function gemini(options: GeminiOptions): GeminiProvider {
   if (!options || typeof options.model !== "string" || options.model === "") {
-    throw new TypeError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
+    throw new InvalidOptionsError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
   }
   requireApiKey(options, { factory: "gemini", defaultBaseURL: DEFAULT_BASE_URL, env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] });
   const { apiKey, model } = options;

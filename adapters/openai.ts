@@ -1,7 +1,7 @@
 // toolloop/openai: OpenAI through its REST API with fetch (no SDK).
 //   openai()           the Responses API (default) or Chat Completions (api: "chat")
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
-import { UnsupportedSchemaError } from "../src/errors.js";
+import { InvalidOptionsError, UnsupportedSchemaError } from "../src/errors.js";
 import { postJSON, postSSE } from "../src/http.js";
 import { httpSettings, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
 import { readOpenAIError } from "./openai/errors.js";
@@ -103,10 +103,10 @@ export interface OpenAIProvider extends Provider {
 
 /** OpenAI: the Responses API by default, Chat Completions with `api: "chat"`. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
-  if (!options || typeof options.model !== "string" || options.model === "") throw new TypeError("openai() needs a model");
+  if (!options || typeof options.model !== "string" || options.model === "") throw new InvalidOptionsError("openai() needs a model");
   requireApiKey(options, { factory: "openai", defaultBaseURL: OPENAI_BASE_URL, env: ["OPENAI_API_KEY"] });
   const api = options.api ?? "responses";
-  if (api !== "responses" && api !== "chat") throw new TypeError(`openai(): api must be "responses" or "chat", got ${JSON.stringify(api)}`);
+  if (api !== "responses" && api !== "chat") throw new InvalidOptionsError(`openai(): api must be "responses" or "chat", got ${JSON.stringify(api)}`);
   const base = trimSlash(options.baseURL ?? OPENAI_BASE_URL);
   const endpoint =
     api === "responses"
@@ -153,9 +153,9 @@ const OPENAI_CHAT: ChatCapabilities = {
 /** Any server that speaks Chat Completions at {baseURL}/chat/completions. */
 export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvider {
   if (!options || typeof options.baseURL !== "string" || options.baseURL === "") {
-    throw new TypeError("openaiCompatible() needs a baseURL, e.g. http://localhost:11434/v1");
+    throw new InvalidOptionsError("openaiCompatible() needs a baseURL, e.g. http://localhost:11434/v1");
   }
-  if (typeof options.model !== "string" || options.model === "") throw new TypeError("openaiCompatible() needs a model");
+  if (typeof options.model !== "string" || options.model === "") throw new InvalidOptionsError("openaiCompatible() needs a model");
   const compat = options.compat ?? {};
   const name = options.name ?? "openai-compatible";
   const endpoint = chatEndpoint(trimSlash(options.baseURL), {

@@ -249,7 +249,7 @@ describe("claude: browser", () => {
 
 describe("claude: options", () => {
   it("rejects a missing model and a thinking budget that does not fit maxTokens", () => {
-    expect(() => claude({ apiKey: KEY } as never)).toThrow(TypeError);
+    expect(() => claude({ apiKey: KEY } as never)).toThrow(expect.objectContaining({ code: "invalid_options" }));
     expect(() => claude({ apiKey: KEY, model: MODEL, thinking: { budgetTokens: 4096 } })).toThrow(/budgetTokens/);
     expect(() => claude({ apiKey: KEY, model: MODEL, maxTokens: 0 })).toThrow(RangeError);
   });

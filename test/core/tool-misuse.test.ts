@@ -90,6 +90,24 @@ describe("missing options are typed errors, not TypeErrors", () => {
   });
 });
 
+describe("provider factories without their required options", () => {
+  it("claude(), openai(), openaiCompatible() and gemini() without a model (or baseURL) throw invalid_options naming the factory", () => {
+    const cases: [() => unknown, RegExp][] = [
+      [() => claude({ apiKey: "k" } as never), /claude\(\) needs a model/],
+      [() => openai({ apiKey: "k" } as never), /openai\(\) needs a model/],
+      [() => openai({ apiKey: "k", model: "m", api: "completions" } as never), /api must be "responses" or "chat"/],
+      [() => openaiCompatible({ model: "m" } as never), /openaiCompatible\(\) needs a baseURL/],
+      [() => gemini({ apiKey: "k" } as never), /gemini\(\) needs a model/],
+      [() => (claude as (o?: unknown) => unknown)(), /claude\(\) needs a model/],
+    ];
+    for (const [call, message] of cases) {
+      const err = thrown(call);
+      expect(isToolloopError(err, "invalid_options"), String(err)).toBe(true);
+      expect((err as Error).message).toMatch(message);
+    }
+  });
+});
+
 describe("webSearch() needs a provider with native search", () => {
   it("openaiCompatible: setTools throws, naming the provider and the alternative; the old set stays", () => {
     const provider = openaiCompatible({ baseURL: "http://127.0.0.1:1/v1", model: "qwen3", name: "ollama" });
