@@ -33,7 +33,7 @@ export function requireApiKey(
   const set = spec.env.filter((name) => envIsSet(name) === true);
   const known = spec.env.every((name) => envIsSet(name) !== undefined);
   let hint = "";
-  if (set.length > 0) hint = ` ${set[0]} is set in the environment but is not read automatically: pass apiKey: process.env.${set[0]}.`;
+  if (set.length > 0) hint = ` ${set[0]} is set in the environment but is not read automatically: pass its value as apiKey.`;
   else if (known) hint = ` ${spec.env.join(" / ")} ${spec.env.length > 1 ? "are" : "is"} not set in the environment either.`;
   throw new MissingApiKeyError(
     spec.factory,

@@ -8,7 +8,7 @@ import { registerSecret } from "./secrets.js";
 
 /**
  * Options every provider factory takes. Each field also accepts `undefined` (callers under
- * exactOptionalPropertyTypes pass `apiKey: process.env.X`, a `string | undefined`).
+ * exactOptionalPropertyTypes pass an environment variable's value, a `string | undefined`).
  */
 export interface ProviderOptions {
   apiKey?: string | undefined;

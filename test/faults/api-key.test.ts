@@ -56,7 +56,7 @@ describe.each(FACTORIES)("$name() without a key", ({ name, env, make, vendor }) 
     const err = thrown(() => make({}));
     expect(err.code).toBe("missing_api_key");
     expect(err.message).toContain(`${last} is set in the environment`);
-    expect(err.message).toContain(`apiKey: process.env.${last}`);
+    expect(err.message).toContain(`${last} is set in the environment but is not read automatically: pass its value as apiKey`);
     expect(err.message).not.toContain("env-secret-value-123456");
   });
 
