@@ -164,11 +164,11 @@ export function createClient(options: ClientOptions): Client {
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
     if (call?.decisions) await applyDecisions(history, call.decisions, cfg, opts);
     const before = history.length;
-    const last = history[before - 1];
-    const waiting = last?.role === "tool" ? structuredClone(last) : undefined;
+    let uncancel: (() => void) | undefined;
     if (prompt !== undefined) {
-      cancelPending(history);
-      history.push(checkMessage({ role: "user", content: prompt }, "prompt"));
+      const message = checkMessage({ role: "user", content: prompt }, "prompt"); // a malformed prompt changes nothing
+      uncancel = cancelPending(history);
+      history.push(message);
     }
     let r: RunResult;
     try {
@@ -178,7 +178,7 @@ export function createClient(options: ClientOptions): Client {
       // back, with what it cancelled: otherwise every later call would fail on the same part.
       if (prompt !== undefined && isToolloopError(err, "unsupported_content") && history.length === before + 1) {
         history.pop();
-        if (waiting) history[before - 1] = waiting;
+        uncancel?.();
       }
       throw err;
     }

@@ -16,12 +16,19 @@ export type Decision =
   | { callId: string; answer: unknown }
   | { callId: string; output: string | { content: ContentPart[] } };
 
-/** Answers every waiting call as cancelled (a new prompt came instead of decisions). */
-export function cancelPending(history: Message[]): void {
-  for (const { result } of waitingCalls(history)) {
+/**
+ * Answers every waiting call as cancelled (a new prompt came instead of decisions). Returns
+ * the undo, for a prompt that is then taken back.
+ */
+export function cancelPending(history: Message[]): () => void {
+  const saved = waitingCalls(history).map(({ result }) => [result, { ...result }] as const);
+  for (const [result] of saved) {
     delete (result as ToolResult).pending;
     Object.assign(result, { output: '{"error":"cancelled: no decision"}', isError: true });
   }
+  return () => {
+    for (const [result, was] of saved) Object.assign(result, was);
+  };
 }
 
 /**
