@@ -167,9 +167,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       maxToolOutput: cfg.maxToolOutput,
       logger: cfg.logger,
       signal,
-      onResult: onEvent
-        ? (r) => emit({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.outcome, ...(r.content ? { content: r.content } : {}) })
-        : undefined,
+      onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
     });
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
@@ -181,6 +179,11 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (waiting) return finish(response.text, step, pendingCalls(history));
     stop = !!cfg.stopWhen?.some((c) => c({ steps: step, usage, lastStep: done }));
   }
+}
+
+/** The `tool-result` event for a result (from the loop, or from decisions on resume). */
+export function toolResultEvent(r: ToolResult, outcome: ToolOutcome): StreamEvent {
+  return { type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome, ...(r.content && { content: r.content }) };
 }
 
 /** A result as history stores it (execution details dropped). */

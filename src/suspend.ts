@@ -5,7 +5,7 @@
 import { InvalidDecisionError } from "./errors.js";
 import { executeCalls, type Resumed } from "./execute.js";
 import { checkParts } from "./history.js";
-import { plainResult, signPending, waitingCalls, type LoopConfig, type RunOptions } from "./loop.js";
+import { plainResult, signPending, toolResultEvent, waitingCalls, type LoopConfig, type RunOptions } from "./loop.js";
 import { renderParts, type AssistantMessage, type ContentPart, type Message, type ToolCall, type ToolResult } from "./messages.js";
 import { toolInput } from "./tool.js";
 
@@ -108,7 +108,7 @@ export async function applyDecisions(history: Message[], decisions: readonly Dec
     history[at] = { role: "tool", results };
     for (const r of results) {
       if (done.has(r.callId) && !r.pending) {
-        opts.onEvent?.({ type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome: r.isError ? "error" : "ok", ...(r.content && { content: r.content }) });
+        opts.onEvent?.(toolResultEvent(r, r.isError ? "error" : "ok"));
       }
     }
   }
