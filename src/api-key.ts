@@ -5,6 +5,7 @@
 // is in the environment but was never passed. The key itself is never read from the
 // environment: where a key comes from stays the caller's decision.
 import { MissingApiKeyError } from "./errors.js";
+import { hostOf } from "./values.js";
 
 export interface KeySpec {
   /** How the factory is called in messages, e.g. "claude". */
@@ -29,9 +30,10 @@ export function requireApiKey(
 ): void {
   if (options.apiKey || options.fetch) return;
   if (options.headers && Object.keys(options.headers).some((h) => AUTH_HEADERS.has(h.toLowerCase()))) return;
-  if (options.baseURL !== undefined && host(options.baseURL) !== host(spec.defaultBaseURL)) return;
-  const set = spec.env.filter((name) => envIsSet(name) === true);
-  const known = spec.env.every((name) => envIsSet(name) !== undefined);
+  if (options.baseURL !== undefined && hostOf(options.baseURL) !== hostOf(spec.defaultBaseURL)) return;
+  const states = spec.env.map(envIsSet);
+  const set = spec.env.filter((_, i) => states[i] === true);
+  const known = !states.includes(undefined);
   let hint = "";
   if (set.length > 0) hint = ` ${set[0]} is set in the environment but is not read automatically: pass its value as apiKey.`;
   else if (known) hint = ` ${spec.env.join(" / ")} ${spec.env.length > 1 ? "are" : "is"} not set in the environment either.`;
@@ -41,13 +43,6 @@ export function requireApiKey(
   );
 }
 
-function host(url: string): string | undefined {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Whether environment variable `name` is set: true / false in Node, Bun and Deno (when

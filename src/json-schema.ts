@@ -4,6 +4,7 @@
 import { Validator } from "@cfworker/json-schema";
 import type { ValidationIssue } from "./errors.js";
 import type { JSONSchema, StandardJSONSchemaLike } from "./schema.js";
+import { unescapePointerToken } from "./schema-walk.js";
 
 /** A raw JSON Schema (draft-07 / 2020-12) usable wherever a schema is taken: tool(), ask(). */
 export function jsonSchema<T = unknown>(schema: JSONSchema): StandardJSONSchemaLike<T> {
@@ -42,5 +43,5 @@ export function jsonSchemaValidator(json: JSONSchema): (value: unknown) => { ok:
 }
 
 function pointerPath(pointer: string): string[] {
-  return pointer === "/" ? [] : pointer.split("/").slice(1).map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer === "/" ? [] : pointer.split("/").slice(1).map(unescapePointerToken);
 }

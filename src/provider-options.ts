@@ -5,6 +5,7 @@ import { BrowserKeyError } from "./errors.js";
 import type { ErrorBodyReader, FetchFn, HttpSettings } from "./http.js";
 import { isBrowser } from "./runtime.js";
 import { registerSecret } from "./secrets.js";
+import { hostOf } from "./values.js";
 
 /**
  * Options every provider factory takes. Each field also accepts `undefined` (callers under
@@ -62,11 +63,8 @@ export function httpSettings(provider: string, options: ProviderOptions, default
 const keyOwners = new WeakMap<HttpSettings, ProviderOptions>();
 
 function sameHost(a: string, b: string): boolean {
-  try {
-    return new URL(a).host === new URL(b).host;
-  } catch {
-    return false;
-  }
+  const h = hostOf(a);
+  return h !== undefined && h === hostOf(b);
 }
 
 /** baseURL without a trailing slash. */

@@ -89,6 +89,10 @@ export function mapSubschemas(node: Record<string, unknown>, map: (sub: unknown)
 }
 
 /** A property name as one JSON Pointer token: "~" → "~0", "/" → "~1". */
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
 export function escapePointerToken(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
@@ -102,7 +106,7 @@ export function resolvePointer(root: unknown, pointer: string): unknown {
   if (pointer === "") return root;
   let at: unknown = root;
   for (const raw of pointer.split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    const key = unescapePointerToken(decodeURIComponent(raw));
     if (typeof at !== "object" || at === null) return undefined;
     at = (at as Record<string, unknown>)[key];
   }

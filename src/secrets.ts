@@ -87,7 +87,12 @@ export function secretCount(): number {
 /** `text` with every registered secret replaced by "[redacted]". */
 export function redact(text: string): string {
   if (keys.size === 0 || text.length < MIN_LENGTH) return text;
-  const found = keys.size <= SCAN_EACH ? [...keys.keys()].filter((k) => text.includes(k)) : keysIn(text);
+  let found: string[];
+  if (keys.size > SCAN_EACH) found = keysIn(text);
+  else {
+    found = [];
+    for (const k of keys.keys()) if (text.includes(k)) found.push(k);
+  }
   if (found.length === 0) return text;
   // Longest first: a key that contains another is replaced whole.
   found.sort((a, b) => b.length - a.length);

@@ -31,3 +31,12 @@ export function finiteNumber(v: unknown): number | undefined {
 export function labelText(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : undefined;
 }
+
+/** The host of a URL, or undefined when it does not parse. */
+export function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
