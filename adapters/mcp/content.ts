@@ -28,7 +28,7 @@ export function readToolResult(result: Record<string, unknown>): RemoteResult {
     if (!part) continue;
     parts.push(part.part);
     lines.push(part.line);
-    if (part.part.type === "text" && part.isText) hasText = true;
+    if (part.isText) hasText = true;
     if (part.part.type !== "text") hasMedia = true;
   }
   let text = lines.join("\n");

@@ -6,7 +6,8 @@
 // envelope without its required keys is 400 with -32602; a revision we do not serve is
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
 import { failure, INVALID_PARAMS, INVALID_REQUEST, isObject, type JsonRpcFailure } from "./jsonrpc.js";
-import { isModern, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+import { base64ToBytes, bytesToBase64 } from "./request-state.js";
+import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 const HEADER_MISMATCH = -32020;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -24,7 +25,7 @@ export type Era =
 
 export function classifyEra(body: unknown, headers: HeaderValues): Era {
   // Only a revision we serve makes a header "modern": an unknown one is refused by the legacy checks.
-  const headerModern = headers.protocolVersion !== null && isModern(headers.protocolVersion) && (PROTOCOL_VERSIONS as readonly string[]).includes(headers.protocolVersion);
+  const headerModern = isSupportedVersion(headers.protocolVersion) && isModern(headers.protocolVersion);
   if (Array.isArray(body)) {
     if (headerModern || body.some((m) => isObject(m) && metaOf(m.params)?.[META.protocolVersion] !== undefined)) {
       return reject(400, INVALID_REQUEST, null, "Bad Request: JSON-RPC batches may not carry 2026-07-28 requests");
@@ -68,7 +69,7 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   if (headers.protocolVersion !== null && headers.protocolVersion !== claim) {
     return mismatch(id, `params._meta names protocol version ${claim} but the MCP-Protocol-Version header names ${headers.protocolVersion}`);
   }
-  if (!isModern(claim) || !(PROTOCOL_VERSIONS as readonly string[]).includes(claim)) {
+  if (!isSupportedVersion(claim) || !isModern(claim)) {
     const supported = PROTOCOL_VERSIONS.filter(isModern);
     return reject(400, UNSUPPORTED_PROTOCOL_VERSION, id, `Unsupported protocol version ${claim} (supported: ${supported.join(", ")})`, { supported, requested: claim });
   }
@@ -120,8 +121,7 @@ function decodeHeaderValue(value: string): string | undefined {
   // Padding is required: atob would forgive its absence, the encoding (RFC 4648) does not.
   if (!m || m[1]!.length % 4 !== 0) return value.startsWith("=?base64?") && value.endsWith("?=") ? undefined : value;
   try {
-    const bytes = Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true }).decode(base64ToBytes(m[1]!));
   } catch {
     return undefined;
   }
@@ -130,9 +130,7 @@ function decodeHeaderValue(value: string): string | undefined {
 /** The header form of a value: itself when it is safe visible ASCII, else the base64 form. */
 export function encodeHeaderValue(value: string): string {
   if (value !== "" && value === value.trim() && /^[\x20-\x7e\t]*$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="))) return value;
-  let bin = "";
-  for (const b of new TextEncoder().encode(value)) bin += String.fromCharCode(b);
-  return `=?base64?${btoa(bin)}?=`;
+  return `=?base64?${bytesToBase64(new TextEncoder().encode(value))}?=`;
 }
 
 function metaOf(params: unknown): Record<string, unknown> | undefined {

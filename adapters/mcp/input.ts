@@ -45,7 +45,7 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
   const used: Record<string, unknown> = {};
   // Every question asked before the handler was abandoned: questions asked together
   // (Promise.all) go out together in one round.
-  const pending: { key: string; request: InputRequest }[] = [];
+  const pending: { key: string; request: InputRequest; form: ReturnType<typeof elicitationSchema> }[] = [];
   let index = 0;
   return {
     requestInput(request, suspend) {
@@ -61,7 +61,7 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
         if (ask.withMode) params.mode = "form";
         return ask.send("elicitation/create", params).then((result) => readAnswer(result, form, request.message));
       }
-      pending.push({ key: k, request });
+      pending.push({ key: k, request, form });
       suspend();
       return new Promise<never>(() => {});
     },
@@ -76,8 +76,8 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
         return { kind: "refused", message: `The tool needs input from the user ("${first.message}"), but ${why}.` };
       }
       const inputRequests: Record<string, unknown> = {};
-      for (const { key: k, request } of pending) {
-        inputRequests[k] = { method: "elicitation/create", params: { mode: "form", message: request.message, requestedSchema: elicitationSchema(request.schema).schema } };
+      for (const { key: k, request, form } of pending) {
+        inputRequests[k] = { method: "elicitation/create", params: { mode: "form", message: request.message, requestedSchema: form.schema } };
       }
       return { kind: "input_required", inputRequests, answers: used };
     },

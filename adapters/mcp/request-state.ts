@@ -44,16 +44,25 @@ export function createStateSeal(secret: string): StateSeal {
   };
 }
 
-function toBase64Url(bytes: Uint8Array): string {
+/** Standard base64 of bytes (btoa takes a binary string). */
+export function bytesToBase64(bytes: Uint8Array): string {
   let bin = "";
   for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(bin);
+}
+
+/** The bytes of standard base64; throws on malformed input (atob does). */
+export function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   try {
-    const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
-    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+    return base64ToBytes(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
   } catch {
     return undefined;
   }

@@ -130,12 +130,13 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
       const onAbort = () => controller.abort(ctx.signal.reason);
       ctx.signal.addEventListener("abort", onAbort, { once: true });
       if (ctx.signal.aborted) onAbort();
-      const error = new ToolTimeoutError(localName, timeout);
-      const timer = setTimeout(() => controller.abort(error), timeout);
+      // Built only when the limit passes (an Error captures a stack).
+      let timedOut: ToolTimeoutError | undefined;
+      const timer = setTimeout(() => controller.abort((timedOut = new ToolTimeoutError(localName, timeout))), timeout);
       try {
         return await callRemote(session, remote, args, ctx, controller.signal);
       } catch (err) {
-        throw controller.signal.reason === error ? error : err;
+        throw timedOut !== undefined && controller.signal.reason === timedOut ? timedOut : err;
       } finally {
         clearTimeout(timer);
         ctx.signal.removeEventListener("abort", onAbort);
