@@ -2,6 +2,7 @@
 import type { FinishReason, ModelRequest, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { finishReason as anthropicFinish, toUsage } from "../claude/usage.js";
 import { ClaudeCliError } from "./errors.js";
+import { isRecord, optionalString } from "../../src/values.js";
 import type { ProcessResult } from "./process.js";
 
 /** The fields of the CLI's result object that toolloop reads. */
@@ -17,7 +18,7 @@ interface CliResult {
 }
 
 function isResult(v: unknown): v is CliResult {
-  return typeof v === "object" && v !== null && (v as { type?: unknown }).type === "result";
+  return isRecord(v) && v.type === "result";
 }
 
 /** `--output-format json` prints one result object (with --verbose, an array of messages). */
@@ -102,12 +103,15 @@ export function splitLines(onLine: (line: string) => void): { push(chunk: string
   return {
     push(chunk) {
       buffer += chunk;
+      // One slice per chunk, not one per line (a chunk can hold many NDJSON events).
+      let start = 0;
       let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
+      while ((nl = buffer.indexOf("\n", start)) >= 0) {
+        const line = buffer.slice(start, nl);
+        start = nl + 1;
         onLine(line);
       }
+      buffer = buffer.slice(start);
     },
     end() {
       const rest = buffer;
@@ -131,8 +135,8 @@ export function toResponse(result: CliResult | undefined, run: ProcessResult, co
       message: `${command} printed no result JSON${seen ? `: ${JSON.stringify(seen)}` : " (stdout was empty)"}`,
     });
   }
-  const subtype = typeof result.subtype === "string" ? result.subtype : undefined;
-  const sessionId = typeof result.session_id === "string" ? result.session_id : undefined;
+  const subtype = optionalString(result.subtype);
+  const sessionId = optionalString(result.session_id);
   if (result.is_error === true || (subtype !== undefined && subtype !== "success")) {
     const errors = Array.isArray(result.errors) ? result.errors.filter((e): e is string => typeof e === "string") : [];
     const said = typeof result.result === "string" && result.result ? result.result : errors.join("; ");

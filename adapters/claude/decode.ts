@@ -4,7 +4,7 @@
 // time (no I/O, no timers): postSSE drives it, and tests split recorded streams at
 // arbitrary byte boundaries. It rebuilds the message a non-streaming request would have
 // returned, plus the raw argument text of each tool call as the model wrote it.
-import { stringOr } from "../../src/values.js";
+import { optionalString, stringOr } from "../../src/values.js";
 import { ProviderError, StreamError } from "../../src/errors.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
@@ -64,10 +64,10 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     // retried upstream) began the message again: what came before is not part of it.
     const message = isRecord(data.message) ? data.message : {};
     started = true;
-    id = typeof message.id === "string" ? message.id : undefined;
+    id = optionalString(message.id);
     // Usually null here, but a continuation (programmatic tool calling) may send the whole
     // message in message_start, stop_reason included, and no message_delta after it.
-    stopReason = typeof message.stop_reason === "string" ? message.stop_reason : undefined;
+    stopReason = optionalString(message.stop_reason);
     usage = isRecord(message.usage) ? { ...(message.usage as WireUsage) } : {};
     blocks = new Map();
     // Some gateways put content into message_start; keep it as already-finished blocks.
@@ -253,9 +253,9 @@ export function decodeMessage(body: unknown, requestId?: string): Turn {
   }
   const content = body.content.filter(isBlock);
   return {
-    id: typeof body.id === "string" ? body.id : undefined,
+    id: optionalString(body.id),
     content,
-    stopReason: typeof body.stop_reason === "string" ? body.stop_reason : undefined,
+    stopReason: optionalString(body.stop_reason),
     usage: isRecord(body.usage) ? (body.usage as WireUsage) : {},
     rawArguments: content.map(() => undefined),
   };

@@ -20,7 +20,7 @@ import type { ToolCall, Usage } from "../../src/messages.js";
 import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
 import { fnv1a36 } from "../../src/hash.js";
-import { finiteNumber, isRecord } from "../../src/values.js";
+import { finiteNumber, isRecord, optionalString } from "../../src/values.js";
 import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 
 type DecodeMode = "stream" | "json";
@@ -109,6 +109,9 @@ interface OpenCall {
 
 function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
   const provider = ctx.provider ?? "gemini";
+  // A stream's chunks are parsed by push() and held by nothing else, so their parts are kept
+  // as they are; decodeBody's caller owns its body, so that mode keeps copies.
+  const owned = mode === "stream";
   const parts: Part[] = [];
   const calls: ToolCall[] = [];
   let text = "";
@@ -162,7 +165,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
     if (!empty && fragments === undefined && fc.willContinue !== true) {
       closeOpen(deltas);
-      addCall(part, deltas, true);
+      addCall(part, deltas, !owned);
       return;
     }
     if (typeof fc.name === "string") {
@@ -170,7 +173,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       open = {
         name: fc.name,
         id: typeof fc.id === "string" && fc.id ? fc.id : undefined,
-        thoughtSignature: typeof part.thoughtSignature === "string" ? part.thoughtSignature : undefined,
+        thoughtSignature: optionalString(part.thoughtSignature),
         args: createArgsAssembler(),
       };
     }
@@ -196,7 +199,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const last = parts[parts.length - 1];
     const lastPlain = last !== undefined && typeof last.text === "string" && onlyText(last);
     if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
-    else parts.push(copyPart(part));
+    else parts.push(owned ? part : copyPart(part));
   };
 
   return {
@@ -219,7 +222,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
         else {
           if (mode === "stream") closeOpen(deltas);
           if (typeof part.text === "string") onText(part, deltas);
-          else parts.push(structuredClone(part)); // a lone thoughtSignature, code execution, media: kept as is
+          else parts.push(owned ? part : structuredClone(part)); // a lone thoughtSignature, code execution, media: kept as is
         }
       }
       if (typeof candidate.finishReason === "string") finishReason = candidate.finishReason;
@@ -286,7 +289,7 @@ function errorFromChunk(provider: string, error: unknown): ProviderError {
   return new ProviderError({
     provider,
     status,
-    type: typeof e.status === "string" ? e.status : undefined,
+    type: optionalString(e.status),
     message: typeof e.message === "string" ? e.message : JSON.stringify(error)?.slice(0, 300) ?? "error",
   });
 }
