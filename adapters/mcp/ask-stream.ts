@@ -5,7 +5,7 @@
 // The only memory is the open questions of calls in flight (a Map keyed by request id), so
 // the answer must reach the same handler instance: one process, or a Durable Object. The
 // stateless 2026-07-28 revision needs none of this (its questions travel in the results).
-import { sseEvent } from "./http.js";
+import { sseEvent, sseResponse } from "./http.js";
 import type { JsonRpcResponse } from "./jsonrpc.js";
 import type { AskClient } from "./input.js";
 
@@ -60,7 +60,7 @@ export function createClientAsks(): ClientAsks {
         (r) => w.write(encoder.encode(sseEvent(r))).then(() => w.close()),
         () => w.close(),
       ).catch(() => {});
-      return new Response(readable, { status: 200, headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      return sseResponse(readable, headers);
     },
   };
 }

@@ -7,7 +7,7 @@
 // (envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
 import { silentLogger } from "../../src/log.js";
-import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent } from "./http.js";
+import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "./http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
 import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
@@ -105,6 +105,8 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     if (!format) {
       return errorResponse(406, failure(null, INVALID_REQUEST, "Not acceptable: accept application/json or text/event-stream"), cors);
     }
+    // One response in the format the client asked for (cors read when it is sent).
+    const reply = (r: JsonRpcResponse) => (format === "sse" ? sseResponse(sseEvent(r), cors) : jsonResponse(200, r, cors));
 
     // 4. The body.
     let body: unknown;
@@ -131,10 +133,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       // 2026-07-28 answers a method it does not serve (initialize, ping, resources/*...) with HTTP 404 as well as -32601.
       if ("error" in response && response.error.code === METHOD_NOT_FOUND) return errorResponse(404, response, cors);
       if ("error" in response && response.error.code === MISSING_CLIENT_CAPABILITY) return errorResponse(400, response, cors);
-      if (format === "sse") {
-        return new Response(sseEvent(response), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } });
-      }
-      return jsonResponse(200, response, cors);
+      return reply(response);
     }
 
     // 6. Legacy: the revision in effect. initialize negotiates it, so its header (if any) is not checked.
@@ -170,9 +169,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       const session = request.headers.get("mcp-session-id");
       if (asks && c.kind === "request" && c.message.method === "tools/call" && session?.startsWith(ELICITING_SESSION) && acceptedTypes(request.headers.get("accept")).includes("text/event-stream")) {
         const message = c.message;
-        return asks.serve((ask) => dispatch(message, { ...ctx, ask }), request.signal, cors, (r) =>
-          format === "sse" ? new Response(sseEvent(r), { status: 200, headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" } }) : jsonResponse(200, r, cors),
-        );
+        return asks.serve((ask) => dispatch(message, { ...ctx, ask }), request.signal, cors, reply);
       }
       const r = await answer(dispatch, body, ctx, false);
       responses = r ? [r] : [];
@@ -185,12 +182,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
 
     // Notifications and responses only: accepted, nothing to say.
     if (responses.length === 0) return emptyResponse(202, cors);
-    if (format === "sse") {
-      return new Response(responses.map(sseEvent).join(""), {
-        status: 200,
-        headers: { ...cors, "content-type": "text/event-stream", "cache-control": "no-cache" },
-      });
-    }
+    if (format === "sse") return sseResponse(responses.map(sseEvent).join(""), cors);
     return jsonResponse(200, batch ? responses : responses[0], cors);
   }
 

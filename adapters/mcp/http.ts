@@ -32,3 +32,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function errorResponse(status: number, error: JsonRpcFailure, headers: Record<string, string> = {}): Response {
   return jsonResponse(status, error, headers);
 }
+
+/** A 200 Server-Sent Events response (one that caches must not keep). */
+export function sseResponse(body: BodyInit | null | undefined, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status: 200, headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache" } });
+}
