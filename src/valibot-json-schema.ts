@@ -40,14 +40,9 @@ const FORMATS: Record<string, string> = {
 const NO_PATTERN = new Set(["ip", "iso_date_time_second", "base64"]);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const isConst = (x: unknown) => typeof x === "boolean" || typeof x === "string" || (typeof x === "number" && Number.isFinite(x));
-const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
-const isNumberType = (t: unknown) => t === "number" || t === "integer";
-const finite = (x: unknown) => typeof x === "number" && Number.isFinite(x);
-const lower = (cur: unknown, x: number) => (finite(cur) && x <= (cur as number) ? cur : x);
-const upper = (cur: unknown, x: number) => (finite(cur) && x >= (cur as number) ? cur : x);
+const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
+const isConst = (x: unknown) => typeof x === "boolean" || typeof x === "string" || finite(x);
 const orNot = (cur: unknown, x: unknown) => (cur !== undefined ? { anyOf: [cur, x] } : x);
-const defaulted = (s: Node) => (typeof s.default === "function" ? s.default() : s.default);
 
 function intersectEnum(out: Out, values: unknown[]): void {
   const kept = out.enum ? (out.enum as unknown[]).filter((x) => values.includes(x)) : values;
@@ -69,20 +64,33 @@ const BOUNDS: Record<string, [string, boolean]> = {
 /** Count actions: which of the lower (1) and upper (2) bound each sets. */
 const COUNTS: Record<string, number> = { min_length: 1, max_length: 2, length: 3, min_entries: 1, max_entries: 2, entries: 3 };
 
+/** Substring actions: what goes before and after the escaped text in the pattern. */
+const AFFIXES: Record<string, [string, string]> = { starts_with: ["^", ""], ends_with: ["", "$"], includes: ["", ""] };
+
+/** Actions that set annotations: each is read as metadata holding its one value. */
+const ANNOTATIONS = new Set(["title", "description", "examples", "metadata"]);
+
 /** One pipe action; actions with no JSON Schema form are left to valibot's own validation. */
 function applyAction(out: Out, a: Node): void {
   const t: string = a.type;
   const req = a.requirement;
-  const bound = (key: string, larger: boolean, x: number) => (out[key] = (larger ? lower : upper)(out[key], x));
+  // A bound already set stays when it is the stricter one.
+  const bound = (key: string, larger: boolean, x: number) => {
+    const cur = out[key];
+    out[key] = finite(cur) ? (larger ? Math.max : Math.min)(cur, x) : x;
+  };
   // Length-like actions count items on arrays, properties on records, characters otherwise.
-  const keys = t.endsWith("entries") ? ["minProperties", "maxProperties"] : out.type === "array" ? ["minItems", "maxItems"] : ["minLength", "maxLength"];
+  const counted = t.endsWith("entries") ? "Properties" : out.type === "array" ? "Items" : "Length";
   if (FORMATS[t]) out.format = FORMATS[t];
   else if (req instanceof RegExp && !NO_PATTERN.has(t)) out.pattern ??= req.source;
-  else if (t === "starts_with" || t === "ends_with" || t === "includes") {
-    const text = escapeRegExp(req);
-    out.pattern ??= t === "starts_with" ? `^${text}` : t === "ends_with" ? `${text}$` : text;
-  } else if (t === "description" || t === "title") out[t] = a[t];
-  else if (t === "base64") out.contentEncoding = "base64";
+  else if (AFFIXES[t]) out.pattern ??= AFFIXES[t][0] + escapeRegExp(req) + AFFIXES[t][1];
+  else if (ANNOTATIONS.has(t)) {
+    const m = t === "metadata" ? a.metadata : { [t]: a[t] };
+    if (typeof m.title === "string") out.title = m.title;
+    if (typeof m.description === "string") out.description = m.description;
+    if (Array.isArray(m.examples)) out.examples = Array.isArray(out.examples) ? [...out.examples, ...m.examples] : m.examples;
+    for (const k of Object.keys(m)) if (!ANNOTATIONS.has(k) && k !== "__proto__") out[k] = m[k];
+  } else if (t === "base64") out.contentEncoding = "base64";
   else if (t === "integer" || t === "safe_integer") {
     out.type = "integer";
     if (t !== "integer") {
@@ -90,20 +98,14 @@ function applyAction(out: Out, a: Node): void {
       bound("maximum", false, Number.MAX_SAFE_INTEGER);
     }
   } else if (t === "multiple_of") out.multipleOf = req;
-  else if (t === "examples" || t === "metadata") {
-    const m = t === "examples" ? { examples: a.examples } : a.metadata;
-    if (typeof m.title === "string") out.title = m.title;
-    if (typeof m.description === "string") out.description = m.description;
-    if (Array.isArray(m.examples)) out.examples = Array.isArray(out.examples) ? [...out.examples, ...m.examples] : m.examples;
-    for (const k of Object.keys(m)) if (k !== "title" && k !== "description" && k !== "examples" && k !== "__proto__") out[k] = m[k];
-  } else if (BOUNDS[t]) {
-    if (isNumberType(out.type) && finite(req)) bound(...BOUNDS[t], req);
+  else if (BOUNDS[t]) {
+    if ((out.type === "number" || out.type === "integer") && finite(req)) bound(...BOUNDS[t], req);
   } else if (COUNTS[t]) {
-    if (!isCount(req)) return;
-    if (COUNTS[t] & 1) bound(keys[0]!, true, req);
-    if (COUNTS[t] & 2) bound(keys[1]!, false, req);
-  } else if (t === "non_empty") bound(keys[0]!, true, 1);
-  else if (t === "empty") out[keys[1]!] = 0;
+    if (!Number.isInteger(req) || req < 0) return;
+    if (COUNTS[t] & 1) bound(`min${counted}`, true, req);
+    if (COUNTS[t] & 2) bound(`max${counted}`, false, req);
+  } else if (t === "non_empty") bound(`min${counted}`, true, 1);
+  else if (t === "empty") out[`max${counted}`] = 0;
   else if (t === "value") {
     if (isConst(req) && (!("const" in out) || out.const === req)) out.const = req;
   } else if (t === "values" || t === "not_values") {
@@ -116,6 +118,9 @@ function applyAction(out: Out, a: Node): void {
 }
 
 const flatten = (pipe: Node[]): Node[] => pipe.flatMap((item) => (item.pipe ? flatten(item.pipe) : [item]));
+
+/** The keyword each combination of schemas becomes. */
+const COMBINATIONS: Record<string, string> = { union: "anyOf", variant: "oneOf", intersect: "allOf" };
 
 /** The JSON Schema of a valibot schema's input, and the first part of it that has no JSON Schema form. */
 export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertible?: Unconvertible } {
@@ -132,16 +137,23 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
       return out;
     }
     if (s.pipe) {
-      const items = flatten(s.pipe);
-      for (const [i, item] of items.entries()) {
-        if (i > 0 && (item.kind === "schema" || (item.kind === "transformation" && ENDS_INPUT.has(item.type)))) break;
-        if (item.kind === "schema") out = convert(item, path, out, true);
-        else applyAction(out, item);
+      // The first item is the schema the pipe starts from; a later schema, or a transformation
+      // that ends the input side, stops the walk.
+      const [head, ...actions] = flatten(s.pipe);
+      out = convert(head!, path, out, true);
+      for (const item of actions) {
+        if (item.kind === "schema" || (item.kind === "transformation" && ENDS_INPUT.has(item.type))) break;
+        applyAction(out, item);
       }
       return out;
     }
+    // `key` of `out` set to the schema of `child`, whose path is one step further.
+    const put = (key: string, child: Node) => (out[key] = convert(child, `${path}/${key}`));
+    // The rest of a `..._with_rest` object or tuple, or false for a strict one.
+    const rest = (key: string) => (s.rest ? put(key, s.rest) : s.type.startsWith("strict") && (out[key] = false));
     let ok = true;
-    switch (s.type) {
+    // Loose, strict and with-rest objects and tuples differ only in `rest`.
+    switch (s.type.replace(/^(loose|strict)_|_with_rest$/, "")) {
       case "boolean":
       case "null":
       case "number":
@@ -150,22 +162,15 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
         break;
       case "array":
         out.type = "array";
-        out.items = convert(s.item, `${path}/items`);
+        put("items", s.item);
         break;
       case "tuple":
-      case "tuple_with_rest":
-      case "loose_tuple":
-      case "strict_tuple":
         out.type = "array";
         out.items = s.items.map((item: Node, i: number) => convert(item, `${path}/items/${i}`));
         out.minItems = s.items.length;
-        if (s.type === "tuple_with_rest") out.additionalItems = convert(s.rest, `${path}/additionalItems`);
-        else if (s.type === "strict_tuple") out.additionalItems = false;
+        rest("additionalItems");
         break;
-      case "object":
-      case "object_with_rest":
-      case "loose_object":
-      case "strict_object": {
+      case "object": {
         out.type = "object";
         const properties: Out = (out.properties = {});
         const required: string[] = (out.required = []);
@@ -174,15 +179,14 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
           properties[key] = convert(entry, `${path}/properties/${key}`);
           if (entry.type !== "exact_optional" && entry.type !== "nullish" && entry.type !== "optional") required.push(key);
         }
-        if (s.type === "object_with_rest") out.additionalProperties = convert(s.rest, `${path}/additionalProperties`);
-        else if (s.type === "strict_object") out.additionalProperties = false;
+        rest("additionalProperties");
         break;
       }
       case "record":
         ok = s.key.type === "string";
         out.type = "object";
-        out.propertyNames = convert(s.key, `${path}/propertyNames`);
-        out.additionalProperties = convert(s.value, `${path}/additionalProperties`);
+        put("propertyNames", s.key);
+        put("additionalProperties", s.value);
         break;
       case "any":
       case "unknown":
@@ -192,14 +196,12 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
         break;
       case "nullable":
       case "nullish":
-        out.anyOf = [convert(s.wrapped, `${path}/anyOf/0`), { type: "null" }];
-        if (s.default !== undefined) out.default = defaulted(s);
-        break;
       case "exact_optional":
       case "optional":
       case "undefinedable":
-        out = convert(s.wrapped, path, out);
-        if (s.default !== undefined) out.default = defaulted(s);
+        if (s.type.startsWith("null")) out.anyOf = [convert(s.wrapped, `${path}/anyOf/0`), { type: "null" }];
+        else out = convert(s.wrapped, path, out);
+        if (s.default !== undefined) out.default = typeof s.default === "function" ? s.default() : s.default;
         break;
       case "literal":
         if ((ok = isConst(s.literal))) out.const = s.literal;
@@ -216,7 +218,7 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
       case "union":
       case "variant":
       case "intersect": {
-        const key = s.type === "union" ? "anyOf" : s.type === "variant" ? "oneOf" : "allOf";
+        const key = COMBINATIONS[s.type]!;
         out[key] = s.options.map((o: Node, i: number) => convert(o, `${path}/${key}/${i}`));
         break;
       }
@@ -240,6 +242,6 @@ export function valibotToJSONSchema(schema: unknown): { schema: Out; unconvertib
 
   const out = convert(schema as Node, "");
   if (unconvertible) return { schema: out, unconvertible };
-  if (Object.keys(defs).length) out.$defs = defs;
+  if (refs.size) out.$defs = defs;
   return { schema: out };
 }
