@@ -3,7 +3,7 @@
 // AbortController, Web Streams), drives a client against whatever provider the host built,
 // and returns a plain-data summary the host compares across runtimes.
 import * as v from "valibot";
-import { createClient, tool, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
+import { createClient, suspension, tool, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
 import { prompt } from "./script.js";
 
 export interface ScenarioInput {
@@ -152,7 +152,7 @@ export async function runScenario({ label, provider }: ScenarioInput): Promise<S
       needsApproval: true,
       run: ({ amount }) => (paid.push(amount), `paid ${amount}`),
     });
-    const opts = { provider, tools: [pay], maxRetries: 0, secret: "e2e-secret" };
+    const opts = { provider, tools: [pay], maxRetries: 0, suspension: suspension({ secret: "e2e-secret" }) };
     const first = createClient(opts);
     const r = await first.run(prompt("approve", "Pay 40."));
     const ranBeforeDecision = paid.length > 0;

@@ -4,15 +4,14 @@
 import { formatIssues } from "./issues.js";
 import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, SuspendedError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
-import { pendingCalls, runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
+import { runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
 import type { Provider, ToolChoice } from "./provider.js";
-import { createSigner } from "./sign.js";
 import type { StopCondition } from "./stop.js";
-import { applyDecisions, cancelPending, type Decision } from "./suspend.js";
+import type { Decision, Suspension } from "./suspension.js";
 import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
@@ -48,8 +47,12 @@ export interface ClientOptions {
   compaction?: Compaction | undefined;
   /** OpenTelemetry GenAI spans: `tracing(tracer)` around any tracer with OpenTelemetry's startSpan shape. */
   tracer?: TracingLayer | undefined;
-  /** Signs pending calls (HMAC-SHA-256); decisions for unsigned or changed calls are refused. */
-  secret?: string | CryptoKey | undefined;
+  /**
+   * `suspension({ secret? })`: lets runs wait for approvals (needsApproval), answers
+   * (ctx.requestInput) and external tools, and resume with decisions. Without it a client ships
+   * none of that code, and tools that would wait are refused.
+   */
+  suspension?: Suspension | undefined;
   /** What the model may do with tools on each request. Default "auto". */
   toolChoice?: ToolChoice | undefined;
   /** Runs before each model call: may change the tools, toolChoice and system prompt for it. */
@@ -110,9 +113,15 @@ export function createClient(options: ClientOptions): Client {
   let model = options.pricing ? priced(provider, options.pricing) : provider;
   // Both come as values built by their helpers (tracing(), compaction()), so a client without
   // them ships none of their code; a plain object here is the 0.2 draft's form, refused clearly.
-  if ((options.tracer && typeof options.tracer.attach !== "function") || (options.compaction && typeof options.compaction.attach !== "function")) {
-    throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
+  if (
+    (options.tracer && typeof options.tracer.attach !== "function") ||
+    (options.compaction && typeof options.compaction.attach !== "function") ||
+    (options.suspension && !options.suspension.suspender) ||
+    "secret" in options
+  ) {
+    throw new InvalidOptionsError("pass tracer: tracing(yourTracer), compaction: compaction({ maxInputTokens }) and suspension: suspension({ secret })");
   }
+  const suspender = options.suspension?.suspender;
   const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
   const compaction = options.compaction?.attach(model);
@@ -123,14 +132,13 @@ export function createClient(options: ClientOptions): Client {
 
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
-  const sign = options.secret !== undefined ? createSigner(options.secret) : undefined;
   const stopWhen = options.stopWhen === undefined ? undefined : ([] as StopCondition[]).concat(options.stopWhen);
   const config = (call: CallOptions = {}): LoopConfig => ({
     toolChoice: call.toolChoice ?? options.toolChoice,
     prepareStep: options.prepareStep,
     onStepFinish: options.onStepFinish,
     stopWhen,
-    sign,
+    suspend: suspender,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
     registry,
@@ -162,12 +170,15 @@ export function createClient(options: ClientOptions): Client {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
-    if (call?.decisions) await applyDecisions(history, call.decisions, cfg, opts);
+    if (call?.decisions) {
+      if (!suspender) throw new InvalidOptionsError("decisions need createClient({ suspension: suspension() })");
+      await suspender.apply(history, call.decisions, cfg, opts);
+    }
     const before = history.length;
     let uncancel: (() => void) | undefined;
     if (prompt !== undefined) {
       const message = checkMessage({ role: "user", content: prompt }, "prompt"); // a malformed prompt changes nothing
-      uncancel = cancelPending(history);
+      uncancel = suspender?.cancel(history);
       history.push(message);
     }
     let r: RunResult;
@@ -191,7 +202,7 @@ export function createClient(options: ClientOptions): Client {
   const run = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
     serial(() => runNow(prompt, opts, call), opts.signal);
   const done = (r: RunResult): RunResult => {
-    if (r.status === "suspended") throw new SuspendedError(r.pending);
+    if (r.status === "suspended") throw suspender!.fail(r.pending);
     return r;
   };
 
@@ -205,6 +216,9 @@ export function createClient(options: ClientOptions): Client {
         `webSearch(): the ${provider.name} provider has no native web search (it works with claude(), openai() and gemini()); use a search tool such as tavilySearch() instead`,
       );
     }
+    // Without suspension() such a tool could never be answered; say so now, not mid-run.
+    const waits = !suspender && tools.find((t) => t.external || t.needsApproval);
+    if (waits) throw new InvalidToolError(`tool "${waits.name}" waits for decisions (needsApproval or externalTool): pass suspension: suspension() to createClient`);
     provider.checkTools?.(next.specs);
     registry = next;
   };
@@ -225,7 +239,7 @@ export function createClient(options: ClientOptions): Client {
       return run(undefined, { signal: callOptions?.signal }, { ...callOptions, decisions });
     },
     get pending() {
-      return pendingCalls(history);
+      return suspender ? suspender.pending(history) : [];
     },
     async ask(prompt, schema, callOptions) {
       if (!isSchemaInput(schema)) {

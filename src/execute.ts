@@ -2,9 +2,7 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
-import { formatIssues } from "./issues.js";
-import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
-import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
+import type { InputRequest, Tool, ToolContext } from "./tool.js";
 import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
 import { CANCELLED_OUTPUT, renderParts, type ContentPart, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
@@ -25,6 +23,20 @@ export interface Resumed {
   answers?: unknown[] | undefined;
 }
 
+/**
+ * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
+ * `hold` says whether the call waits before its handler runs (a pending state, or the text of
+ * the error its approval rule threw); `asker` backs ctx.requestInput for one invocation, and
+ * `state()` then says what the suspended handler waits for (or that a given answer was bad).
+ */
+export interface CallGate {
+  hold(tool: Tool, call: ToolCall, prior: Resumed | undefined, ctx: ToolContext): Promise<PendingState | string | undefined>;
+  asker(prior: Resumed | undefined): {
+    ask(request: InputRequest, suspend: () => void): Promise<unknown>;
+    state(): PendingState | { badAnswer: string };
+  };
+}
+
 export interface ExecuteOptions {
   registry: Registry;
   parallel: boolean;
@@ -32,6 +44,8 @@ export interface ExecuteOptions {
   maxToolOutput: number;
   logger: Logger;
   signal?: AbortSignal;
+  /** createClient({ suspension }): lets calls wait for decisions. */
+  suspend?: CallGate | undefined;
   /** Calls resumed after a suspension, by call id. */
   resumed?: ReadonlyMap<string, Resumed>;
   /** Called as each call settles (in completion order); not for calls left pending. */
@@ -92,49 +106,20 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     logger.warn("tool error", { tool: name, error: message });
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
-  const prior = opts.resumed?.get(call.id);
   const wait = (state: PendingState): ExecutedCall => settle({ callId: call.id, name, output: "", isError: false, outcome: "ok", pending: state }, opts);
-  if (!prior?.approved) {
-    if (tool.external) return wait({ kind: "external" });
-    if (tool.needsApproval) {
-      try {
-        if (await needsApproval(tool, call, { signal: opts.signal ?? new AbortController().signal, callId: call.id, logger })) return wait({ kind: "approval" });
-      } catch (err) {
-        return settle(result(call, name, errorJSON(thrownText(err).message), "error", opts), opts);
-      }
-    }
+  const gate = opts.suspend;
+  const prior = opts.resumed?.get(call.id);
+  if (gate) {
+    const held = await gate.hold(tool, call, prior, { signal: opts.signal ?? new AbortController().signal, callId: call.id, logger });
+    if (typeof held === "string") return settle(result(call, name, errorJSON(held), "error", opts), opts);
+    if (held) return wait(held);
   }
-  const answers = prior?.answers ?? [];
-  let asked: InputRequest | undefined;
-  let bad: string | undefined;
-  let n = 0;
+  const asker = gate?.asker(prior);
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, {
-    callId: call.id,
-    name: call.name,
-    logger,
-    signal: opts.signal,
-    async requestInput(request, suspend) {
-      const i = n++;
-      if (i < answers.length) {
-        // Checked each time (not only when new), so the handler always gets the schema's output.
-        if (!isSchemaInput(request.schema)) return answers[i];
-        const r = await compileValidator(request.schema)(answers[i]);
-        if (r.ok) return r.value;
-        bad = formatIssues(r.issues);
-      } else asked = request;
-      suspend();
-      return new Promise(() => {});
-    },
-  });
+  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, requestInput: asker?.ask });
   if (outcome.kind === "suspended" && !opts.signal?.aborted) {
-    if (bad !== undefined) return { ...cancelled(call), badAnswer: bad };
-    const state: PendingState = { kind: "input", message: String(asked!.message) };
-    const schema = answerSchema(asked!.schema);
-    if (schema) state.schema = schema;
-    if (answers.length) state.answers = answers;
-    if (prior?.approved) state.approved = true;
-    return wait(state);
+    const state = asker!.state();
+    return "badAnswer" in state ? { ...cancelled(call), badAnswer: state.badAnswer } : wait(state);
   }
   const ms = Date.now() - started;
   let r: ExecutedCall;
@@ -176,31 +161,6 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     }
   }
   return settle(r, opts);
-}
-
-/** needsApproval: true, or its function of the parsed (and, for tool()s, validated) input. */
-async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Promise<boolean> {
-  const rule = tool.needsApproval;
-  if (typeof rule !== "function") return rule === true;
-  let input: unknown;
-  try {
-    input = await toolInput(tool, call.arguments);
-  } catch {
-    // Invalid arguments: a tool() never runs with them (the model gets the issues), so there is
-    // nothing to approve; a hand-written tool would run with them, so it waits for a person.
-    return !checksInput(tool);
-  }
-  return !!(await rule(input, ctx));
-}
-
-/** The JSON Schema form of a requestInput() schema, as stored in history (and shown by client.pending). */
-function answerSchema(schema: unknown): unknown {
-  if (!isSchemaInput(schema)) return schema ?? undefined;
-  try {
-    return toJSONSchema(schema);
-  } catch {
-    return undefined;
-  }
 }
 
 /** maxToolOutput caps the text of a media result; images and files pass whole. */

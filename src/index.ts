@@ -13,7 +13,7 @@ export { silentLogger, type Logger } from "./log.js";
 export type { StreamEvent, RunResult, PendingCall, StepResult, StepSettings, PrepareStep } from "./loop.js";
 export { externalTool, type ExternalToolOptions } from "./external-tool.js";
 export { stepCountIs, hasToolCall, tokensExceed, costExceeds, type StopCondition, type StopState } from "./stop.js";
-export type { Decision } from "./suspend.js";
+export { suspension, type Decision, type Suspension, type SuspensionOptions } from "./suspension.js";
 export type { InputRequest } from "./tool.js";
 export type { ToolOutcome } from "./execute.js";
 export type {

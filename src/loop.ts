@@ -1,14 +1,13 @@
 // The ReAct loop: call the model, run the tools it asks for, feed back the results,
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
-import { abortReason, MaxStepsError } from "./errors.js";
-import { executeCalls, type ExecutedCall, type ToolOutcome } from "./execute.js";
+import { abortReason, InvalidOptionsError, MaxStepsError } from "./errors.js";
+import { executeCalls, type CallGate, type ExecutedCall, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
-import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type PendingState, type ToolCall, type ToolResult, type Usage } from "./messages.js";
+import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
 import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider, ToolChoice } from "./provider.js";
 import { createRegistry, type Registry } from "./registry.js";
-import type { Signer } from "./sign.js";
 import type { StopCondition } from "./stop.js";
 import type { Tool } from "./tool.js";
 import type { JSONSchema } from "./schema.js";
@@ -72,10 +71,18 @@ export interface LoopConfig {
   prepareStep?: PrepareStep | undefined;
   onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
   stopWhen?: readonly StopCondition[] | undefined;
-  /** Signs pending calls (createClient({ secret })). */
-  sign?: Signer | undefined;
+  /** createClient({ suspension }): calls may wait for decisions. */
+  suspend?: StepGate | undefined;
   /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
   compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
+}
+
+/** What the loop needs of suspension() (see suspension.ts) besides running calls. */
+export interface StepGate extends CallGate {
+  /** The calls in history that wait for a decision, in call order. */
+  pending(history: readonly Message[]): PendingCall[];
+  /** Signs a step's pending results (with a secret); true if any result is pending. */
+  seal(calls: readonly ToolCall[], results: readonly ToolResult[]): Promise<boolean>;
 }
 
 export interface RunOptions {
@@ -114,8 +121,13 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   };
   let stop = false;
   // Still waiting: no request is made (a pending result must never reach a provider).
-  const waiting = pendingCalls(history);
-  if (waiting.length) return finish("", 0, waiting);
+  const gate = cfg.suspend;
+  if (gate) {
+    const waiting = gate.pending(history);
+    if (waiting.length) return finish("", 0, waiting);
+  } else if (history.some((m) => m.role === "tool" && m.results.some((r) => r.pending))) {
+    throw new InvalidOptionsError("the history has calls that wait for decisions: pass suspension: suspension() to createClient to resume them");
+  }
 
   for (let step = 1; ; step++) {
     const last = stop || step > cfg.maxSteps;
@@ -167,16 +179,17 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       maxToolOutput: cfg.maxToolOutput,
       logger: cfg.logger,
       signal,
+      suspend: gate,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
     });
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
-    const waiting = await signPending(calls, results, cfg.sign);
+    const waiting = gate && (await gate.seal(calls, results));
     answer(history, message, results);
     const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
     // Calls that needed nothing have run (once); the rest wait in history for decisions.
-    if (waiting) return finish(response.text, step, pendingCalls(history));
+    if (waiting) return finish(response.text, step, gate!.pending(history));
     stop = !!cfg.stopWhen?.some((c) => c({ steps: step, usage, lastStep: done }));
   }
 }
@@ -189,50 +202,6 @@ export function toolResultEvent(r: ToolResult, outcome: ToolOutcome): StreamEven
 /** A result as history stores it (execution details dropped). */
 export function plainResult({ outcome: _, badAnswer: _b, ...r }: ExecutedCall): ToolResult {
   return r;
-}
-
-/** Signs the pending results (when the client has a secret); true if any result is pending. */
-export async function signPending(calls: readonly ToolCall[], results: readonly ToolResult[], sign: Signer | undefined): Promise<boolean> {
-  let any = false;
-  for (const r of results) {
-    if (!r.pending) continue;
-    any = true;
-    if (sign) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
-  }
-  return any;
-}
-
-/** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
-export interface Waiting {
-  call: ToolCall;
-  result: ToolResult & { pending: PendingState };
-  at: number;
-}
-
-export function waitingCalls(history: readonly Message[]): Waiting[] {
-  const out: Waiting[] = [];
-  history.forEach((m, at) => {
-    const prev = history[at - 1];
-    if (m.role !== "tool" || prev?.role !== "assistant") return;
-    for (const result of m.results) {
-      const call = result.pending && prev.toolCalls?.find((c) => c.id === result.callId);
-      if (call) out.push({ call, result: result as Waiting["result"], at });
-    }
-  });
-  return out;
-}
-
-/** The calls in history that wait for a decision, in call order. */
-export function pendingCalls(history: readonly Message[]): PendingCall[] {
-  return waitingCalls(history).map(({ call, result: { name, pending } }) => ({
-    callId: call.id,
-    name,
-    input: tryParse(call.arguments),
-    arguments: call.arguments,
-    kind: pending.kind,
-    ...(pending.message !== undefined && { message: pending.message }),
-    ...(pending.schema !== undefined && { schema: pending.schema }),
-  }));
 }
 
 /**
@@ -304,7 +273,8 @@ async function callModel(
   }
 }
 
-function tryParse(args: string): unknown {
+/** The parsed arguments, or the raw string when they do not parse. */
+export function tryParse(args: string): unknown {
   try {
     return parseJSONArguments(args);
   } catch {

@@ -12,7 +12,7 @@ const AGENTS = ["anthropic", "responses", "chat", "compatible", "gemini"];
 
 /** Features of 0.2 (and older weight) by the modules that hold them. */
 export const FEATURES = {
-  "suspension (decisions, pending)": ["src/suspend.ts"],
+  "suspension (decisions, pending; only with suspension())": ["src/suspension.ts"],
   "signing (secret)": ["src/sign.ts"],
   tracing: ["src/trace.ts"],
   compaction: ["src/compaction.ts"],

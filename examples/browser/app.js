@@ -9,7 +9,7 @@
 // "offline" (what serve.mjs opens when it has no key) is a scripted stand-in for a model that
 // drives the same tools, so the page works before any key exists.
 import * as v from "valibot";
-import { createClient, externalTool, tool, toolOutput } from "toolloop";
+import { createClient, externalTool, suspension, tool, toolOutput } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
 import { scriptedProvider } from "toolloop/testing";
@@ -262,6 +262,8 @@ function send(message) {
       history: client?.history,
       tools: [readPageText, queryElements, storageGet, storageSet, calculator, drawChart, askUser],
       parallelTools: true,
+      // ask_user runs in this page: the run waits for its answer (an external tool).
+      suspension: suspension(),
       systemPrompt:
         "You help the user with the web page they are on. Use the tools to read it; use calculate for arithmetic, draw_chart to show numbers, ask_user when you need the user to choose.",
     });

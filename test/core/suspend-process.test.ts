@@ -9,7 +9,7 @@ import { build } from "esbuild";
 import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
-import { createClient, tool } from "../../src/index.js";
+import { createClient, suspension, tool } from "../../src/index.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -19,12 +19,12 @@ const KEY = "sk-ant-process";
 const RESUMER = `
 import * as v from "valibot";
 import { readFileSync } from "node:fs";
-import { createClient, tool } from "./src/index.ts";
+import { createClient, suspension, tool } from "./src/index.ts";
 import { claude } from "./adapters/claude.ts";
 const paid = [];
 const pay = tool({ name: "pay", description: "Pays.", input: v.object({ amount: v.number() }), needsApproval: true, run: ({ amount }) => (paid.push(amount), "paid " + amount) });
 const history = JSON.parse(readFileSync(process.env.HISTORY_FILE, "utf8"));
-const client = createClient({ provider: claude({ apiKey: "${KEY}", model: "claude-sonnet-4-5", baseURL: process.env.BASE_URL }), tools: [pay], secret: process.env.SECRET, history });
+const client = createClient({ provider: claude({ apiKey: "${KEY}", model: "claude-sonnet-4-5", baseURL: process.env.BASE_URL }), tools: [pay], suspension: suspension({ secret: process.env.SECRET }), history });
 const decisions = client.pending.map((p) => ({ callId: p.callId, approved: true }));
 client.resume(decisions).then(
   (r) => console.log(JSON.stringify({ status: r.status, text: r.text, paid })),
@@ -56,7 +56,7 @@ describe("resume in a fresh process", () => {
     });
     const ran: number[] = [];
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ amount: v.number() }), needsApproval: true, run: ({ amount }) => (ran.push(amount), `paid ${amount}`) });
-    const client = createClient({ provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [pay], secret: "proc-secret" });
+    const client = createClient({ provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [pay], suspension: suspension({ secret: "proc-secret" }) });
     expect((await client.run("Pay 40.")).status).toBe("suspended");
     expect(ran).toEqual([]);
 

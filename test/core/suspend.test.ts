@@ -3,7 +3,7 @@
 // and a pending result never reaches a provider.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, externalTool, jsonTool, tool, type Message, type StreamEvent, type Tool } from "../../src/index.js";
+import { createClient, suspension, externalTool, jsonTool, tool, type Message, type StreamEvent, type Tool } from "../../src/index.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
@@ -44,7 +44,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "lookup", arguments: { q: "a" }, id: "c1" }, { name: "pay", arguments: { amount: 40 }, id: "c2" }] },
       "done",
     ]);
-    const client = createClient({ provider, tools: [lookup(log), pay(log)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [lookup(log), pay(log)] });
     const r = await client.run("pay 40");
     expect(r.status).toBe("suspended");
     expect(r.pending).toEqual([{ callId: "c2", name: "pay", input: { amount: 40 }, arguments: '{"amount":40}', kind: "approval" }]);
@@ -69,14 +69,14 @@ describe("suspension", () => {
   it("chat() and ask() reject with SuspendedError; stream() yields suspended then finish", async () => {
     const log: string[] = [];
     const turns = [{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "p1" }] }, "ok"];
-    const c1 = createClient({ provider: scriptedProvider(turns), tools: [pay(log)] });
+    const c1 = createClient({ suspension: suspension(), provider: scriptedProvider(turns), tools: [pay(log)] });
     await expect(c1.chat("x")).rejects.toMatchObject({ code: "suspended", pending: [{ callId: "p1", kind: "approval" }] });
     expect(await c1.chat(undefined, { decisions: [{ callId: "p1", approved: false, reason: "too much" }] })).toBe("ok");
     expect(log).toEqual([]);
     const denied = c1.history.find((m) => m.role === "tool");
     expect(denied).toMatchObject({ results: [{ callId: "p1", output: '{"error":"denied: too much"}', isError: true }] });
 
-    const c2 = createClient({ provider: scriptedProvider(turns), tools: [pay(log)] });
+    const c2 = createClient({ suspension: suspension(), provider: scriptedProvider(turns), tools: [pay(log)] });
     const events: StreamEvent[] = [];
     for await (const e of c2.stream("x")) events.push(e);
     const tail = events.slice(-2);
@@ -87,7 +87,7 @@ describe("suspension", () => {
     expect(resumed.find((e) => e.type === "tool-result")).toMatchObject({ callId: "p1", output: "paid 1" });
     expect(resumed.at(-1)).toMatchObject({ type: "finish", status: "done", text: "ok" });
 
-    const c3 = createClient({ provider: scriptedProvider([turns[0]!, '{"n":1}']), tools: [pay(log)] });
+    const c3 = createClient({ suspension: suspension(), provider: scriptedProvider([turns[0]!, '{"n":1}']), tools: [pay(log)] });
     await expect(c3.ask("x", v.object({ n: v.number() }))).rejects.toMatchObject({ code: "suspended" });
     expect(await c3.ask(undefined, v.object({ n: v.number() }), { decisions: [{ callId: "p1", approved: true }] })).toEqual({ n: 1 });
   });
@@ -95,7 +95,7 @@ describe("suspension", () => {
   it("approval with edited input runs the edited input; edited input that fails the schema is refused and changes nothing", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 400 }, id: "p1" }] }, "ok"]);
-    const client = createClient({ provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
     await expect(client.resume([{ callId: "p1", approved: true, input: { amount: "lots" } }])).rejects.toMatchObject({ code: "invalid_decision", callId: "p1" });
@@ -118,7 +118,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "a" }, { name: "pay", arguments: "```json\n{\"amount\": 500}\n```", id: "b" }] },
       "ok",
     ]);
-    const client = createClient({ provider, tools: [pay(log, rule as never)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log, rule as never)] });
     const r = await client.run("x");
     expect(seen).toEqual([{ amount: 5 }, { amount: 500 }]);
     expect(r.pending.map((p) => p.callId)).toEqual(["b"]);
@@ -137,7 +137,7 @@ describe("suspension", () => {
         return "deleted";
       },
     };
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]), tools: [raw] });
+    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]), tools: [raw] });
     expect((await client.run("x")).pending[0]).toMatchObject({ callId: "r1", kind: "approval", input: { path: "/etc" } });
     expect(calls).toEqual([]);
     await client.resume([{ callId: "r1", approved: true }]);
@@ -158,7 +158,7 @@ describe("suspension", () => {
       },
     });
     const provider = scriptedProvider([{ toolCalls: [{ name: "transfer", arguments: { amount: 7 }, id: "t1" }] }, "moved"]);
-    const client = createClient({ provider, tools: [transfer] });
+    const client = createClient({ suspension: suspension(), provider, tools: [transfer] });
     const r = await client.run("move 7");
     expect(r.pending).toEqual([
       { callId: "t1", name: "transfer", input: { amount: 7 }, arguments: '{"amount":7}', kind: "input", message: "Which account?", schema: { type: "string", enum: ["checking", "savings"] } },
@@ -171,7 +171,7 @@ describe("suspension", () => {
     expect(r2.pending).toMatchObject([{ callId: "t1", kind: "input", message: "Move 7 from savings?" }]);
     // the saved state travels as JSON to a new client
     const saved = JSON.parse(JSON.stringify(client.history)) as Message[];
-    const client2 = createClient({ provider, tools: [transfer], history: saved });
+    const client2 = createClient({ suspension: suspension(), provider, tools: [transfer], history: saved });
     expect(client2.pending).toEqual(r2.pending);
     const r3 = await client2.resume([{ callId: "t1", answer: true }]);
     expect(r3.text).toBe("moved");
@@ -186,7 +186,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "screenshot", arguments: { tab: 1 }, id: "s1" }, { name: "clock", id: "k1" }] },
       "seen",
     ]);
-    const client = createClient({ provider, tools: [screenshot, clock], parallelTools: true });
+    const client = createClient({ suspension: suspension(), provider, tools: [screenshot, clock], parallelTools: true });
     const r = await client.run("look");
     expect(r.pending.map((p) => [p.callId, p.kind])).toEqual([
       ["s1", "external"],
@@ -210,7 +210,7 @@ describe("suspension", () => {
   it("a batch is checked whole: unknown, repeated or already-answered callIds refuse it, nothing runs and history stays", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
-    const client = createClient({ provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
     for (const bad of [
@@ -242,7 +242,7 @@ describe("suspension", () => {
   it("a new prompt instead of decisions answers every pending call 'cancelled: no decision'", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }] }, "fine"]);
-    const client = createClient({ provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
     await client.run("x");
     // add() while suspended does not resume, and continuing without decisions makes no request
     client.add({ role: "user", content: "note" });
@@ -266,7 +266,7 @@ describe("suspension", () => {
       },
       "ok",
     ]);
-    const client = createClient({ provider, tools: [lookup(log), pay(log)], parallelTools: true });
+    const client = createClient({ suspension: suspension(), provider, tools: [lookup(log), pay(log)], parallelTools: true });
     const r = await client.run("x");
     expect(r.pending.map((p) => p.callId)).toEqual(["p"]);
     expect(log.sort()).toEqual(["lookup 1", "lookup 2"]);
@@ -276,7 +276,7 @@ describe("suspension", () => {
 
   it("jsonTool takes needsApproval too", async () => {
     const t = jsonTool({ name: "del", description: "d", parameters: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] }, needsApproval: true, run: () => "gone" });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]), tools: [t] });
+    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]), tools: [t] });
     expect((await client.run("x")).status).toBe("suspended");
     await expect(client.resume([{ callId: "d", approved: true, input: { id: "one" } }])).rejects.toMatchObject({ code: "invalid_decision" });
     expect((await client.resume([{ callId: "d", approved: true, input: { id: 2 } }])).text).toBe("ok");
@@ -288,13 +288,13 @@ describe("signed pending calls", () => {
 
   async function suspended(secret: string | CryptoKey | undefined) {
     const log: string[] = [];
-    const client = createClient({ provider: scriptedProvider(turns), tools: [pay(log)], ...(secret !== undefined && { secret }) });
+    const client = createClient({ provider: scriptedProvider(turns), tools: [pay(log)], suspension: suspension({ secret }) });
     await client.run("x");
     return { history: client.history, log };
   }
 
   async function resumeWith(history: Message[], secret: string | CryptoKey | undefined, log: string[] = []) {
-    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay(log)], history, ...(secret !== undefined && { secret }) });
+    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay(log)], history, suspension: suspension({ secret }) });
     return client.resume([{ callId: "p1", approved: true }]);
   }
 
@@ -352,7 +352,7 @@ describe("signed pending calls", () => {
 
   it("a replayed decision is refused once the call is answered", async () => {
     const { history } = await suspended("s3cret");
-    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay([])], history, secret: "s3cret" });
+    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay([])], history, suspension: suspension({ secret: "s3cret" }) });
     await client.resume([{ callId: "p1", approved: true }]);
     await expect(client.resume([{ callId: "p1", approved: true }])).rejects.toMatchObject({ code: "invalid_decision" });
   });
@@ -365,13 +365,13 @@ describe("signed pending calls", () => {
       run: async (_i, ctx) => `${await ctx.requestInput!({ message: "a?" })} ${await ctx.requestInput!({ message: "b?" })}`,
     });
     const provider = scriptedProvider([{ toolCalls: [{ name: "ask2", id: "q" }] }, "ok"]);
-    const client = createClient({ provider, tools: [ask], secret: "s" });
+    const client = createClient({ provider, tools: [ask], suspension: suspension({ secret: "s" }) });
     await client.run("x");
     await client.resume([{ callId: "q", answer: "A" }]);
     const h = client.history;
     const t = h.find((m) => m.role === "tool")!;
     if (t.role === "tool") t.results[0]!.pending!.answers = ["EVIL"];
-    const forged = createClient({ provider, tools: [ask], secret: "s", history: h });
+    const forged = createClient({ provider, tools: [ask], suspension: suspension({ secret: "s" }), history: h });
     await expect(forged.resume([{ callId: "q", answer: "B" }])).rejects.toMatchObject({ code: "invalid_decision" });
     expect((await client.resume([{ callId: "q", answer: "B" }])).text).toBe("ok");
     expect(sentResults(provider.requests)[0]!.output).toBe("A B");
@@ -402,7 +402,7 @@ describe("pending results and the history invariant", () => {
     // the repaired history still resumes: b waits, and deciding it completes the step
     const log: string[] = [];
     const provider = scriptedProvider(["done"]);
-    const client = createClient({ provider, tools: [pay(log)], history });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)], history });
     expect(client.pending.map((p) => p.callId)).toEqual(["b"]);
     expect(await client.chat(undefined, { decisions: [{ callId: "b", approved: true }] })).toBe("done");
     expect(sentResults(provider.requests).map((r) => r.output)).toEqual(["ok", "paid 3", '{"error":"cancelled"}']);
@@ -414,13 +414,13 @@ describe("pending results and the history invariant", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }] },
       { role: "tool", results: [{ callId: "a", name: "pay", output: "", isError: false, pending: { kind: "maybe" } }] },
     ];
-    expect(() => createClient({ provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
+    expect(() => createClient({ suspension: suspension(), provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
   });
 
   it("stream() reports the results a resume produced as tool-result events, in call order", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
-    const client = createClient({ provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
     await client.run("x");
     const events: StreamEvent[] = [];
     for await (const e of client.stream(undefined, { decisions: [{ callId: "b", approved: false }, { callId: "a", approved: true }] })) events.push(e);
@@ -445,10 +445,55 @@ describe("requestInput answers and their schema", () => {
         return { n, ok };
       },
     });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
+    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
     await client.run("x");
     await client.resume([{ callId: "q", answer: "3" }]);
     await client.resume([{ callId: "q", answer: true }]);
     expect(seen).toEqual([3, 3]);
+  });
+});
+
+describe("without suspension(), a client cannot wait and says so", () => {
+  const saved: Message[] = [
+    { role: "user", content: "pay" },
+    { role: "assistant", content: "", toolCalls: [{ id: "c", name: "pay", arguments: '{"amount":1}' }] },
+    { role: "tool", results: [{ callId: "c", name: "pay", output: "", isError: false, pending: { kind: "approval" } }] },
+  ];
+
+  it("a tool that needs approval, or an external tool, is refused when the tools are set", () => {
+    const shot = externalTool({ name: "shot", description: "d", input: v.object({}) });
+    for (const t of [pay([]), pay([], () => true), shot]) {
+      expect(() => createClient({ provider: scriptedProvider([]), tools: [t] })).toThrow(expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }));
+      const client = createClient({ provider: scriptedProvider([]) });
+      expect(() => client.setTools([t])).toThrow(expect.objectContaining({ code: "invalid_tool" }));
+    }
+    // needsApproval: false waits for nothing
+    expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([], false)] })).not.toThrow();
+  });
+
+  it("decisions, and a saved history with pending calls, are refused without sending anything; the history stays", async () => {
+    const provider = scriptedProvider(["never"]);
+    const client = createClient({ provider, history: saved });
+    expect(client.pending).toEqual([]);
+    await expect(client.resume([{ callId: "c", approved: true }])).rejects.toMatchObject({ code: "invalid_options" });
+    await expect(client.chat()).rejects.toMatchObject({ code: "invalid_options", message: expect.stringContaining("suspension()") });
+    expect(provider.requests).toHaveLength(0);
+    expect(client.history).toEqual(saved);
+    // the same history resumes once the client has suspension()
+    const resumed = createClient({ suspension: suspension(), provider: scriptedProvider(["paid"]), tools: [pay([])], history: saved });
+    expect((await resumed.resume([{ callId: "c", approved: true }])).text).toBe("paid");
+  });
+
+  it("the 0.2 draft's createClient({ secret }) is refused, pointing at suspension({ secret })", () => {
+    expect(() => createClient({ provider: scriptedProvider([]), secret: "s" } as never)).toThrow(expect.objectContaining({ code: "invalid_options", message: expect.stringContaining("suspension({ secret })") }));
+    expect(() => createClient({ provider: scriptedProvider([]), suspension: { secret: "s" } as never })).toThrow(expect.objectContaining({ code: "invalid_options" }));
+  });
+
+  it("a handler gets no ctx.requestInput, so it can tell it runs where nobody answers", async () => {
+    let had: unknown = "unset";
+    const t = tool({ name: "q", description: "d", input: v.object({}), run: async (_i, ctx) => ((had = ctx.requestInput), "ran") });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "q", id: "q" }] }, "ok"]), tools: [t] });
+    expect(await client.chat("x")).toBe("ok");
+    expect(had).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { context as otelContext, ROOT_CONTEXT, trace as otelTrace, type ContextManager, type Tracer as OtelTracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { claude } from "../../adapters/claude.js";
-import { createClient, fallback, tool, tracing, compaction } from "../../src/index.js";
+import { createClient, fallback, suspension, tool, tracing, compaction } from "../../src/index.js";
 import { ProviderError } from "../../src/errors.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { errorBody, startClaudeMock } from "../mock/claude.js";
@@ -140,7 +140,7 @@ describe("createClient({ tracer })", () => {
   it("a resumed run is one invoke_agent span, holding the approved tool's execute_tool span", async () => {
     const { exporter, tracer } = setup();
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: async ({ eur }) => `paid ${eur}` });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer, suspension: suspension() });
     const first = await client.run("Pay 40 EUR");
     expect(first.status).toBe("suspended");
     const second = await client.resume([{ callId: first.pending[0]!.callId, approved: true }]);

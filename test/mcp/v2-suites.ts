@@ -2,7 +2,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpTools, type McpToolSet } from "../../adapters/mcp.js";
-import { createClient, type ToolMessage } from "../../src/index.js";
+import { createClient, suspension, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { silentLogger } from "../../src/log.js";
 import { PNG } from "./fixtures/v2-server.js";
@@ -126,13 +126,13 @@ export function mcpToolsSuite(url: () => string) {
       { toolCalls: [{ name: "deploy", arguments: { env: "prod" } }] },
       (req) => `tool said: ${(req.messages.at(-1) as ToolMessage).results[0]!.output}`,
     ]);
-    const client = createClient({ provider, tools });
+    const client = createClient({ suspension: suspension(), provider, tools });
     const first = await client.run("Deploy to prod");
     expect(first.status).toBe("suspended");
     expect(first.pending).toMatchObject([{ name: "deploy", kind: "input", message: "Deploy to prod?" }]);
     // The suspended state is plain JSON: resume it in a new client.
     const saved = JSON.parse(JSON.stringify(client.history));
-    const resumed = createClient({ provider, tools, history: saved });
+    const resumed = createClient({ suspension: suspension(), provider, tools, history: saved });
     const done = await resumed.resume([{ callId: first.pending[0]!.callId, answer: { confirm: true } }]);
     expect(done.status).toBe("done");
     expect(done.text).toBe("tool said: deployed to prod");

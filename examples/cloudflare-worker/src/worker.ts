@@ -19,7 +19,7 @@
 // No nodejs_compat: toolloop needs only fetch, Web Streams and Web Crypto.
 import { DurableObject } from "cloudflare:workers";
 import * as v from "valibot";
-import { createClient, isToolloopError, tool, type Client, type Decision, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
+import { createClient, isToolloopError, suspension, tool, type Client, type Decision, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
 import { scriptedProvider } from "toolloop/testing";
@@ -156,7 +156,8 @@ export class Conversation extends DurableObject<Env> {
       provider: providerFrom(this.env),
       history: history ?? (await this.ctx.storage.get<Message[]>(HISTORY)) ?? [],
       tools: this.tools,
-      secret: this.env.DECISION_SECRET || (await this.ownSecret()),
+      // Signed pending calls: a forged or edited decision is refused when it comes back.
+      suspension: suspension({ secret: this.env.DECISION_SECRET || (await this.ownSecret()) }),
       systemPrompt: "You are a helpful assistant. Use current_time when asked about dates or times, and pay when asked to pay someone.",
       // A model stream that goes silent fails after a minute instead of holding up the conversation's queue.
       idleTimeout: 60_000,

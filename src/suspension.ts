@@ -1,0 +1,274 @@
+// suspension(): the code behind runs that wait for a decision — needsApproval, externalTool(),
+// ctx.requestInput and resuming with decisions. A client gets it only through
+// createClient({ suspension: suspension() }), so an agent that never suspends ships none of it.
+//
+// The suspended state is the history itself: a tool message whose results wait (`pending`).
+// Decisions are checked as one batch before anything is applied, so a bad batch changes
+// nothing; then they become real results, in call order, and the loop goes on. A new prompt
+// instead answers every waiting call "cancelled: no decision".
+import { InvalidDecisionError, SuspendedError } from "./errors.js";
+import { executeCalls, type CallGate, type Resumed } from "./execute.js";
+import { checkParts } from "./history.js";
+import { formatIssues } from "./issues.js";
+import { thrownText } from "./invoke.js";
+import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type StepGate } from "./loop.js";
+import { renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
+import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
+import { createSigner, type Signer } from "./sign.js";
+import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
+
+/** One answer to a pending call (see client.pending for what waits, and of which kind). */
+export type Decision =
+  | { callId: string; approved: true; input?: unknown }
+  | { callId: string; approved: false; reason?: string }
+  | { callId: string; answer: unknown }
+  | { callId: string; output: string | { content: ContentPart[] } };
+
+export interface SuspensionOptions {
+  /** Signs pending calls (HMAC-SHA-256, Web Crypto); decisions for unsigned or changed calls are refused. */
+  secret?: string | CryptoKey | undefined;
+}
+
+/** What the client calls; everything a run needs to suspend and resume. */
+export interface Suspender extends StepGate {
+  /** Checks `decisions` as a batch and applies them (InvalidDecisionError, history untouched, if any is refused). */
+  apply(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions): Promise<void>;
+  /** Answers every waiting call as cancelled (a new prompt came instead); returns the undo. */
+  cancel(history: Message[]): () => void;
+  /** The error chat()/ask() reject with when a run suspends. */
+  fail(pending: PendingCall[]): Error;
+}
+
+/** The value createClient({ suspension }) takes. */
+export interface Suspension {
+  readonly suspender: Suspender;
+}
+
+/** Lets a client suspend for approvals, questions and external tools, and resume with decisions. */
+export function suspension(options: SuspensionOptions = {}): Suspension {
+  const sign = options.secret === undefined ? undefined : createSigner(options.secret);
+  const suspender: Suspender = {
+    pending: pendingCalls,
+    async seal(calls, results) {
+      let any = false;
+      for (const r of results) {
+        if (!r.pending) continue;
+        any = true;
+        if (sign) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
+      }
+      return any;
+    },
+    hold,
+    asker,
+    apply: (history, decisions, cfg, opts) => applyDecisions(history, decisions, cfg, opts, sign),
+    cancel: cancelPending,
+    fail: (pending) => new SuspendedError(pending),
+  };
+  return { suspender };
+}
+
+/** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
+interface Waiting {
+  call: ToolCall;
+  result: ToolResult & { pending: PendingState };
+  at: number;
+}
+
+function waitingCalls(history: readonly Message[]): Waiting[] {
+  const out: Waiting[] = [];
+  history.forEach((m, at) => {
+    const prev = history[at - 1];
+    if (m.role !== "tool" || prev?.role !== "assistant") return;
+    for (const result of m.results) {
+      const call = result.pending && prev.toolCalls?.find((c) => c.id === result.callId);
+      if (call) out.push({ call, result: result as Waiting["result"], at });
+    }
+  });
+  return out;
+}
+
+/** The calls in history that wait for a decision, in call order. */
+function pendingCalls(history: readonly Message[]): PendingCall[] {
+  return waitingCalls(history).map(({ call, result: { name, pending } }) => ({
+    callId: call.id,
+    name,
+    input: tryParse(call.arguments),
+    arguments: call.arguments,
+    kind: pending.kind,
+    ...(pending.message !== undefined && { message: pending.message }),
+    ...(pending.schema !== undefined && { schema: pending.schema }),
+  }));
+}
+
+// ---- before and while a call runs (execute.ts calls these through CallGate)
+
+/** Whether the call waits before its handler runs: an external tool, or one that needs approval. */
+const hold: CallGate["hold"] = async (tool, call, prior, ctx) => {
+  if (prior?.approved) return;
+  if (tool.external) return { kind: "external" };
+  if (!tool.needsApproval) return;
+  try {
+    if (await needsApproval(tool, call, ctx)) return { kind: "approval" };
+  } catch (err) {
+    return thrownText(err).message;
+  }
+};
+
+/** needsApproval: true, or its function of the parsed (and, for tool()s, validated) input. */
+async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Promise<boolean> {
+  const rule = tool.needsApproval;
+  if (typeof rule !== "function") return rule === true;
+  let input: unknown;
+  try {
+    input = await toolInput(tool, call.arguments);
+  } catch {
+    // Invalid arguments: a tool() never runs with them (the model gets the issues), so there is
+    // nothing to approve; a hand-written tool would run with them, so it waits for a person.
+    return !checksInput(tool);
+  }
+  return !!(await rule(input, ctx));
+}
+
+/** ctx.requestInput for one invocation: the answers given so far, in order; the first unanswered question suspends. */
+const asker: CallGate["asker"] = (prior) => {
+  const answers = prior?.answers ?? [];
+  let asked: InputRequest | undefined;
+  let bad: string | undefined;
+  let n = 0;
+  return {
+    async ask(request, suspend) {
+      const i = n++;
+      if (i < answers.length) {
+        // Checked each time (not only when new), so the handler always gets the schema's output.
+        if (!isSchemaInput(request.schema)) return answers[i];
+        const r = await compileValidator(request.schema)(answers[i]);
+        if (r.ok) return r.value;
+        bad = formatIssues(r.issues);
+      } else asked = request;
+      suspend();
+      return new Promise(() => {});
+    },
+    state() {
+      if (bad !== undefined) return { badAnswer: bad };
+      const state: PendingState = { kind: "input", message: String(asked!.message) };
+      const schema = answerSchema(asked!.schema);
+      if (schema) state.schema = schema;
+      if (answers.length) state.answers = answers;
+      if (prior?.approved) state.approved = true;
+      return state;
+    },
+  };
+};
+
+/** The JSON Schema form of a requestInput() schema, as stored in history (and shown by client.pending). */
+function answerSchema(schema: unknown): unknown {
+  if (!isSchemaInput(schema)) return schema ?? undefined;
+  try {
+    return toJSONSchema(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- resuming
+
+function cancelPending(history: Message[]): () => void {
+  const saved = waitingCalls(history).map(({ result }) => [result, { ...result }] as const);
+  for (const [result] of saved) {
+    delete (result as ToolResult).pending;
+    Object.assign(result, { output: '{"error":"cancelled: no decision"}', isError: true });
+  }
+  return () => {
+    for (const [result, was] of saved) Object.assign(result, was);
+  };
+}
+
+/**
+ * Checks `decisions` as a batch, then applies them: approved and answered calls run (their
+ * results and any new pending states go into history), denials and external outputs become
+ * results. Throws InvalidDecisionError, with history untouched, if any decision is refused.
+ */
+async function applyDecisions(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions, sign: Signer | undefined): Promise<void> {
+  if (!Array.isArray(decisions)) throw new InvalidDecisionError("decisions must be an array");
+  const open = new Map(waitingCalls(history).map((w) => [w.call.id, w]));
+  const done = new Map<string, ToolResult>();
+  const resumed = new Map<string, Resumed>();
+  const runs: ToolCall[] = [];
+
+  // 1. Every decision is checked before any is applied.
+  for (const d of decisions as Record<string, unknown>[]) {
+    const id = d?.callId as string;
+    const refuse = (why: string): never => {
+      throw new InvalidDecisionError(`decision for ${JSON.stringify(id)}: ${why}`, id);
+    };
+    const w = open.get(id) ?? refuse("no call waits for it (unknown, or already answered)");
+    if (done.has(id) || resumed.has(id)) refuse("decided twice in one batch");
+    const { call, result } = w;
+    const { kind, answers, approved } = result.pending;
+    if (sign && !same(result.pending.signature, await sign(call, result.pending))) refuse("the call is unsigned, changed, or signed with another secret");
+    const answer = (r: Omit<ToolResult, "callId" | "name">) => done.set(id, { callId: id, name: result.name, ...r });
+    if (kind === "external") {
+      const out = d.output as { content?: unknown } | string;
+      if (typeof out === "string") answer({ output: out, isError: false });
+      else {
+        let content: ContentPart[] = [];
+        try {
+          content = checkParts(out?.content as unknown[], "output.content");
+        } catch (err) {
+          refuse(`an external tool's output is a string or { content: ContentPart[] } (${(err as Error).message})`);
+        }
+        answer({ output: renderParts(content), isError: false, content });
+      }
+    } else if (kind === "input") {
+      if (!("answer" in d)) refuse("a requested input takes { callId, answer }");
+      resumed.set(id, { approved, answers: [...(answers ?? []), d.answer] });
+      runs.push(call);
+    } else if (d.approved === false) {
+      answer({ output: JSON.stringify({ error: d.reason === undefined ? "denied" : `denied: ${d.reason}` }), isError: true });
+    } else {
+      if (d.approved !== true) refuse("an approval takes { callId, approved: true, input? } or { callId, approved: false, reason? }");
+      let args = call.arguments;
+      if (d.input !== undefined) {
+        args = JSON.stringify(d.input);
+        const tool = cfg.registry.tools.get(result.name);
+        // Edited input is checked like the model's: against the tool's schema.
+        if (tool) await toolInput(tool, args).catch((err: Error) => refuse(`the edited input ${err.message}`));
+      }
+      resumed.set(id, { approved: true });
+      runs.push({ ...call, arguments: args });
+    }
+  }
+
+  // 2. Answered handlers run again first: an answer that fails the schema its handler asks
+  //    with refuses the batch before any other handler runs or anything is written.
+  const run = (answered: boolean) =>
+    executeCalls(
+      runs.filter((c) => !!resumed.get(c.id)!.answers === answered),
+      { ...cfg, signal: opts.signal, resumed },
+    );
+  const ran = await run(true);
+  const bad = ran.find((r) => r.badAnswer !== undefined);
+  if (bad) throw new InvalidDecisionError(`decision for "${bad.callId}": the answer does not match the schema (${bad.badAnswer})`, bad.callId);
+  for (const r of [...ran, ...(await run(false))]) done.set(r.callId, plainResult(r));
+
+  // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.
+  for (const at of new Set([...done.keys()].map((id) => open.get(id)!.at))) {
+    const assistant = history[at - 1] as AssistantMessage;
+    assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
+    const results = (history[at] as { results: ToolResult[] }).results.map((r) => done.get(r.callId) ?? r);
+    await cfg.suspend!.seal(assistant.toolCalls, results);
+    history[at] = { role: "tool", results };
+    for (const r of results) {
+      if (done.has(r.callId) && !r.pending) {
+        opts.onEvent?.(toolResultEvent(r, r.isError ? "error" : "ok"));
+      }
+    }
+  }
+}
+
+/** Compares two signatures without stopping at the first difference. */
+function same(a: string | undefined, b: string): boolean {
+  let diff = a?.length === b.length ? 0 : 1;
+  for (let i = 0; i < b.length; i++) diff |= (a?.charCodeAt(i) ?? 0) ^ b.charCodeAt(i);
+  return diff === 0;
+}
