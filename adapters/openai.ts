@@ -1,13 +1,16 @@
 // toolloop/openai: OpenAI through its REST API with fetch (no SDK).
-//   openai()           the Responses API (default) or Chat Completions (api: "chat")
+//   openai()           the Responses API
+//   openaiChat()       Chat Completions
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
+// One factory per wire format, so a program ships only the codec of the factory it calls
+// (an option could not choose: a bundler cannot drop code that data selects).
 import { InvalidOptionsError, UnsupportedSchemaError } from "../src/errors.js";
 import { postJSON, postSSE } from "../src/http.js";
 import { httpSettings, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
 import { readOpenAIError } from "./openai/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
-import { encodeChatRequest, type ChatCapabilities, type ChatSettings } from "./openai/chat-encode.js";
+import { encodeChatRequest, type ChatSettings } from "./openai/chat-encode.js";
 import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
 import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./openai/strict-mode.js";
 import { encodeResponsesRequest, type ResponsesSettings } from "./openai/responses-encode.js";
@@ -20,24 +23,14 @@ const OPENAI_BASE_URL = "https://api.openai.com/v1";
 /** Reasoning effort; the values OpenAI documents today, open to newer ones. */
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | (string & {});
 
-export interface OpenAIOptions extends ProviderOptions {
-  /** "responses" (default): POST /responses. "chat": POST /chat/completions. */
-  api?: "responses" | "chat" | undefined;
+/** What openai() and openaiChat() both take. */
+interface OpenAIAccountOptions extends ProviderOptions {
   /** Output token limit (max_output_tokens / max_completion_tokens). Default: the model's. */
   maxOutputTokens?: number | undefined;
   temperature?: number | undefined;
   /**
-   * Reasoning models: effort, and (Responses) the reasoning summary shown as `reasoning-delta`
-   * stream events. Default for models that reason (gpt-5*, o-series, codex): `summary: "auto"`
-   * is asked for on streamed requests only (a whole response has nowhere to show it); a
-   * summary you set is sent on every request; `"off"` never asks (OpenAI may require a
-   * verified organization for summaries on some models).
-   */
-  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" | "off" } | undefined;
-  /**
-   * Sent as `prompt_cache_key` (both APIs): requests with the same key and prefix are routed
-   * to the same cache, so a long run reads its growing prefix from cache. E.g. a conversation
-   * or tenant id.
+   * Sent as `prompt_cache_key`: requests with the same key and prefix are routed to the same
+   * cache, so a long run reads its growing prefix from cache. E.g. a conversation or tenant id.
    */
   promptCacheKey?: string | undefined;
   /** Sent as OpenAI-Organization. */
@@ -50,12 +43,37 @@ export interface OpenAIOptions extends ProviderOptions {
    * properties before your tool sees them) and sent non-strict where it cannot. Default true.
    */
   strict?: boolean | undefined;
+}
+
+/** openai(): the Responses API (POST /responses). */
+export interface OpenAIOptions extends OpenAIAccountOptions {
   /**
-   * Responses API: let OpenAI store responses. Default false: every request carries the
-   * whole conversation, reasoning travels encrypted, nothing depends on server state.
+   * Only "responses" (what openai() speaks) is taken. Chat Completions is its own factory,
+   * openaiChat(); any other value throws InvalidOptionsError.
+   */
+  api?: "responses" | undefined;
+  /**
+   * Reasoning models: effort, and the reasoning summary shown as `reasoning-delta` stream
+   * events. Default for models that reason (gpt-5*, o-series, codex): `summary: "auto"` is
+   * asked for on streamed requests only (a whole response has nowhere to show it); a summary
+   * you set is sent on every request; `"off"` never asks (OpenAI may require a verified
+   * organization for summaries on some models).
+   */
+  reasoning?: { effort?: ReasoningEffort; summary?: "auto" | "concise" | "detailed" | "off" } | undefined;
+  /**
+   * Let OpenAI store responses. Default false: every request carries the whole
+   * conversation, reasoning travels encrypted, nothing depends on server state.
    */
   store?: boolean | undefined;
-  /** The parallel_tool_calls value sent with tools. Default true (Chat) / the API's default (Responses). */
+  /** The parallel_tool_calls value sent with tools. Default: the API's default (not sent). */
+  parallelToolCalls?: boolean | undefined;
+}
+
+/** openaiChat(): Chat Completions (POST /chat/completions). */
+export interface OpenAIChatOptions extends OpenAIAccountOptions {
+  /** Sent as reasoning_effort. */
+  reasoning?: { effort?: ReasoningEffort } | undefined;
+  /** The parallel_tool_calls value sent with tools. Default true. */
   parallelToolCalls?: boolean | undefined;
 }
 
@@ -95,43 +113,62 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
   compat?: OpenAICompatibleCapabilities | undefined;
 }
 
-/** The provider both factories return; JSON (and so logs) show only the name and model, never the key. */
+/** The provider every factory returns; JSON (and so logs) show only the name and model, never the key. */
 export interface OpenAIProvider extends Provider {
   readonly model: string;
   toJSON(): { name: string; model: string };
 }
 
-/** OpenAI: the Responses API by default, Chat Completions with `api: "chat"`. */
+/** OpenAI's Responses API. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
-  if (!options || typeof options.model !== "string" || options.model === "") throw new InvalidOptionsError("openai() needs a model");
-  requireApiKey(options, { factory: "openai", defaultBaseURL: OPENAI_BASE_URL, env: ["OPENAI_API_KEY"] });
-  const api = options.api ?? "responses";
-  if (api !== "responses" && api !== "chat") throw new InvalidOptionsError(`openai(): api must be "responses" or "chat", got ${JSON.stringify(api)}`);
-  const base = trimSlash(options.baseURL ?? OPENAI_BASE_URL);
-  const endpoint =
-    api === "responses"
-      ? responsesEndpoint(base, {
-          provider: "openai",
-          model: options.model,
-          store: options.store ?? false,
-          maxOutputTokens: options.maxOutputTokens,
-          temperature: options.temperature,
-          reasoning: options.reasoning,
-          reasons: isReasoningModel(options.model),
-          promptCacheKey: options.promptCacheKey,
-          parallelToolCalls: options.parallelToolCalls,
-          includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
-        })
-      : chatEndpoint(base, {
-          model: options.model,
-          maxOutputTokens: options.maxOutputTokens,
-          temperature: options.temperature,
-          reasoningEffort: options.reasoning?.effort,
-          parallelToolCalls: options.parallelToolCalls,
-          promptCacheKey: options.promptCacheKey,
-          capabilities: OPENAI_CHAT,
-          content: { provider: "openai", images: true, files: true },
-        });
+  const base = openaiBase("openai", options);
+  // Kept small on purpose: the old `api: "chat"` must fail loudly, not send to /responses.
+  if (options.api !== undefined && options.api !== "responses") {
+    throw new InvalidOptionsError(`openai() speaks the Responses API only; for Chat Completions use openaiChat() (got api: ${JSON.stringify(options.api)})`);
+  }
+  return openaiProvider(options, responsesEndpoint(base, {
+    provider: "openai",
+    model: options.model,
+    store: options.store ?? false,
+    maxOutputTokens: options.maxOutputTokens,
+    temperature: options.temperature,
+    reasoning: options.reasoning,
+    reasons: isReasoningModel(options.model),
+    promptCacheKey: options.promptCacheKey,
+    parallelToolCalls: options.parallelToolCalls,
+    includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
+  }));
+}
+
+/** OpenAI's Chat Completions API. */
+export function openaiChat(options: OpenAIChatOptions): OpenAIProvider {
+  const base = openaiBase("openaiChat", options);
+  return openaiProvider(options, chatEndpoint(base, {
+    model: options.model,
+    maxOutputTokens: options.maxOutputTokens,
+    temperature: options.temperature,
+    reasoningEffort: options.reasoning?.effort,
+    parallelToolCalls: options.parallelToolCalls,
+    promptCacheKey: options.promptCacheKey,
+    capabilities: {
+      parallelToolCalls: true,
+      streamOptions: true,
+      developerRole: false,
+      maxTokensField: "max_completion_tokens",
+      webSearchOptions: true,
+    },
+    content: { provider: "openai", images: true, files: true },
+  }));
+}
+
+/** The checks both OpenAI factories make before anything is built; the base URL to POST to. */
+function openaiBase(factory: string, options: OpenAIAccountOptions): string {
+  if (!options || typeof options.model !== "string" || options.model === "") throw new InvalidOptionsError(`${factory}() needs a model`);
+  requireApiKey(options, { factory, defaultBaseURL: OPENAI_BASE_URL, env: ["OPENAI_API_KEY"] });
+  return trimSlash(options.baseURL ?? OPENAI_BASE_URL);
+}
+
+function openaiProvider(options: OpenAIAccountOptions, endpoint: Endpoint): OpenAIProvider {
   return createProvider({
     name: "openai",
     options,
@@ -141,14 +178,6 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
     endpoint,
   });
 }
-
-const OPENAI_CHAT: ChatCapabilities = {
-  parallelToolCalls: true,
-  streamOptions: true,
-  developerRole: false,
-  maxTokensField: "max_completion_tokens",
-  webSearchOptions: true,
-};
 
 /** Any server that speaks Chat Completions at {baseURL}/chat/completions. */
 export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvider {
@@ -221,7 +250,7 @@ function chatEndpoint(base: string, settings: ChatSettings): Endpoint {
 
 type KeyedOptions = ProviderOptions & { organization?: string; project?: string };
 
-/** What one provider object is made of; both factories fill it in. */
+/** What one provider object is made of; each factory fills it in. */
 interface ProviderConfig {
   /** Names the provider in errors and providerData. */
   name: string;

@@ -4,29 +4,34 @@
 
 import { hasSecrets, redact } from "./secrets.js";
 
-export type ErrorCode =
-  | "failed_unmarshal_input"
-  | "tool_name_collision"
-  | "invalid_tool_name"
-  | "invalid_tool"
-  | "unsupported_schema"
-  | "tools_not_supported"
-  | "max_steps"
-  | "provider_error"
-  | "connection_error"
-  | "stream_error"
-  | "idle_timeout"
-  | "tool_timeout"
-  | "structured_output"
-  | "invalid_history"
-  | "browser_key"
-  | "runtime_not_supported"
-  | "cli_error"
-  | "unsupported_content"
-  | "suspended"
-  | "invalid_decision"
-  | "missing_api_key"
-  | "invalid_options";
+// Every code. The check below uses this list, so it needs no instanceof (false across realms)
+// and does not take other libraries' coded errors (Node's "ECONNREFUSED") for ours.
+const CODES = [
+  "failed_unmarshal_input",
+  "tool_name_collision",
+  "invalid_tool_name",
+  "invalid_tool",
+  "unsupported_schema",
+  "tools_not_supported",
+  "max_steps",
+  "provider_error",
+  "connection_error",
+  "stream_error",
+  "idle_timeout",
+  "tool_timeout",
+  "structured_output",
+  "invalid_history",
+  "browser_key",
+  "runtime_not_supported",
+  "cli_error",
+  "unsupported_content",
+  "suspended",
+  "invalid_decision",
+  "missing_api_key",
+  "invalid_options",
+] as const;
+
+export type ErrorCode = (typeof CODES)[number];
 
 // Messages and causes are scrubbed of every registered API key when an error is built
 // (secrets.ts keeps the keys in use), so no error or log line carries one.
@@ -61,40 +66,13 @@ function describeValue(value: unknown): string {
 }
 
 export class ToolloopError extends Error {
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(redact(message), options && "cause" in options ? { cause: redactCause(options.cause) } : options);
     this.code = code;
     this.name = new.target.name;
   }
 }
-
-// Every code, so the check below needs no instanceof (false across realms) and does not
-// take other libraries' coded errors (Node's "ECONNREFUSED") for ours.
-const CODES: Record<ErrorCode, true> = {
-  failed_unmarshal_input: true,
-  tool_name_collision: true,
-  invalid_tool_name: true,
-  invalid_tool: true,
-  unsupported_schema: true,
-  tools_not_supported: true,
-  max_steps: true,
-  provider_error: true,
-  connection_error: true,
-  stream_error: true,
-  idle_timeout: true,
-  tool_timeout: true,
-  structured_output: true,
-  invalid_history: true,
-  browser_key: true,
-  runtime_not_supported: true,
-  cli_error: true,
-  unsupported_content: true,
-  suspended: true,
-  invalid_decision: true,
-  missing_api_key: true,
-  invalid_options: true,
-};
 
 /** The class behind each code, so `isToolloopError(err, "provider_error")` narrows to ProviderError. */
 interface ErrorClasses {
@@ -130,7 +108,7 @@ export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
   if (typeof c !== "string") return false;
-  return code === undefined ? Object.prototype.hasOwnProperty.call(CODES, c) : c === code;
+  return code === undefined ? (CODES as readonly string[]).includes(c) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */
@@ -141,7 +119,7 @@ export interface ValidationIssue {
 
 /** Tool input that is not JSON or does not match the tool's schema. The loop asks the model to fix it. */
 export class FailedUnmarshalInputError extends ToolloopError {
-  readonly issues: ValidationIssue[];
+  declare readonly issues: ValidationIssue[];
   constructor(message: string, issues: ValidationIssue[] = [], options?: { cause?: unknown }) {
     super("failed_unmarshal_input", `failed to unmarshal input: ${message}`, options);
     this.issues = issues;
@@ -149,7 +127,7 @@ export class FailedUnmarshalInputError extends ToolloopError {
 }
 
 export class ToolNameCollisionError extends ToolloopError {
-  readonly names: [string, string];
+  declare readonly names: [string, string];
   constructor(a: string, b: string) {
     super(
       "tool_name_collision",
@@ -162,7 +140,7 @@ export class ToolNameCollisionError extends ToolloopError {
 }
 
 export class InvalidToolNameError extends ToolloopError {
-  readonly toolName: string;
+  declare readonly toolName: string;
   constructor(name: string) {
     super(
       "invalid_tool_name",
@@ -180,9 +158,9 @@ export class InvalidToolError extends ToolloopError {
 
 /** A tool's schema uses something a provider cannot accept; `path` points at it (JSON Pointer). */
 export class UnsupportedSchemaError extends ToolloopError {
-  readonly provider: string;
-  readonly toolName: string;
-  readonly path: string;
+  declare readonly provider: string;
+  declare readonly toolName: string;
+  declare readonly path: string;
   constructor(provider: string, toolName: string, path: string, reason: string) {
     super("unsupported_schema", `${provider} cannot take the schema of tool "${toolName}" at ${path || "/"}: ${reason}`);
     this.provider = provider;
@@ -198,7 +176,7 @@ export class ToolsNotSupportedError extends ToolloopError {
 }
 
 export class MaxStepsError extends ToolloopError {
-  readonly steps: number;
+  declare readonly steps: number;
   constructor(steps: number) {
     super("max_steps", `the model was still calling tools after ${steps} steps (maxSteps)`);
     this.steps = steps;
@@ -207,18 +185,18 @@ export class MaxStepsError extends ToolloopError {
 
 /** The provider answered with an error status. Never carries the API key. */
 export class ProviderError extends ToolloopError {
-  readonly provider: string;
-  readonly status: number | undefined;
+  declare readonly provider: string;
+  declare readonly status: number | undefined;
   /** The provider's own error type, e.g. "rate_limit_error", "invalid_request_error", "RESOURCE_EXHAUSTED". */
-  readonly type: string | undefined;
-  readonly requestId: string | undefined;
+  declare readonly type: string | undefined;
+  declare readonly requestId: string | undefined;
   /**
    * The same request may succeed if sent again. HTTP error answers are retried by the HTTP
    * kit (maxRetries) before this reaches you; an error that arrived inside a stream is never
    * resent automatically (events may already have been delivered), so there it is
    * informational: for a caller, or fallback(), to act on (see src/retry.ts).
    */
-  readonly retryable: boolean;
+  declare readonly retryable: boolean;
   constructor(init: {
     provider: string;
     message: string;
@@ -240,7 +218,7 @@ export class ProviderError extends ToolloopError {
 
 /** The request never got an HTTP answer (refused, reset, DNS). */
 export class ConnectionError extends ToolloopError {
-  readonly provider: string;
+  declare readonly provider: string;
   constructor(provider: string, message: string, options?: { cause?: unknown }) {
     super("connection_error", `${provider}: ${message}`, options);
     this.provider = provider;
@@ -249,8 +227,8 @@ export class ConnectionError extends ToolloopError {
 
 /** A response stream broke: cut short, malformed, or an error event in the middle. */
 export class StreamError extends ToolloopError {
-  readonly provider: string;
-  readonly requestId: string | undefined;
+  declare readonly provider: string;
+  declare readonly requestId: string | undefined;
   constructor(provider: string, message: string, options?: { cause?: unknown; requestId?: string }) {
     super("stream_error", `${provider}: ${message}`, options);
     this.provider = provider;
@@ -259,7 +237,7 @@ export class StreamError extends ToolloopError {
 }
 
 export class IdleTimeoutError extends ToolloopError {
-  readonly ms: number;
+  declare readonly ms: number;
   constructor(provider: string, ms: number) {
     super("idle_timeout", `${provider}: no data for ${ms} ms (idleTimeout)`);
     this.ms = ms;
@@ -267,7 +245,7 @@ export class IdleTimeoutError extends ToolloopError {
 }
 
 export class ToolTimeoutError extends ToolloopError {
-  readonly ms: number;
+  declare readonly ms: number;
   constructor(tool: string, ms: number) {
     super("tool_timeout", `tool "${tool}" timed out after ${ms} ms`);
     this.ms = ms;
@@ -275,8 +253,8 @@ export class ToolTimeoutError extends ToolloopError {
 }
 
 export class StructuredOutputError extends ToolloopError {
-  readonly text: string;
-  readonly issues: ValidationIssue[];
+  declare readonly text: string;
+  declare readonly issues: ValidationIssue[];
   constructor(message: string, text: string, issues: ValidationIssue[] = []) {
     super("structured_output", message);
     this.text = text;
@@ -303,8 +281,8 @@ export class BrowserKeyError extends ToolloopError {
 
 /** A content part the provider cannot take; thrown before anything is sent. */
 export class UnsupportedContentError extends ToolloopError {
-  readonly provider: string;
-  readonly part: string;
+  declare readonly provider: string;
+  declare readonly part: string;
   constructor(provider: string, part: string, why: string) {
     super("unsupported_content", `${provider} cannot take ${part}: ${why}`);
     this.provider = provider;
@@ -314,7 +292,7 @@ export class UnsupportedContentError extends ToolloopError {
 
 /** chat()/ask() reached calls that wait for a decision; `pending` lists them (client.pending too). */
 export class SuspendedError extends ToolloopError {
-  readonly pending: readonly { callId: string; name: string; kind: string }[];
+  declare readonly pending: readonly { callId: string; name: string; kind: string }[];
   constructor(pending: readonly { callId: string; name: string; kind: string }[]) {
     super("suspended", `the run is suspended: ${pending.length} call(s) wait for a decision (${pending.map((p) => `${p.name}: ${p.kind}`).join(", ")})`);
     this.pending = pending;
@@ -323,7 +301,7 @@ export class SuspendedError extends ToolloopError {
 
 /** A batch of decisions was refused as a whole; nothing ran and the history is unchanged. */
 export class InvalidDecisionError extends ToolloopError {
-  readonly callId: string | undefined;
+  declare readonly callId: string | undefined;
   constructor(message: string, callId?: string) {
     super("invalid_decision", message);
     this.callId = callId;
@@ -332,7 +310,7 @@ export class InvalidDecisionError extends ToolloopError {
 
 /** No API key was given (or found); nothing was sent. */
 export class MissingApiKeyError extends ToolloopError {
-  readonly provider: string;
+  declare readonly provider: string;
   constructor(provider: string, message: string) {
     super("missing_api_key", message);
     this.provider = provider;

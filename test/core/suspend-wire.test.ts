@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
 import { gemini } from "../../adapters/gemini.js";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { createClient, externalTool, stepCountIs, tool, type Decision, type Message, type Provider, type RunResult, type StreamEvent } from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
@@ -67,7 +67,7 @@ const FORMATS: Record<string, (script: Turn[]) => Promise<Wire>> = {
   "openai-chat": async (script) => {
     const mock = await startOpenAIChatMock({ apiKey: "sk-k", script });
     return {
-      provider: openai({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url, api: "chat" }),
+      provider: openaiChat({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }),
       bodies: () => mock.requests.map((r) => r.body as Body),
       close: () => mock.close(),
       choice: (b) => (b.tool_choice === undefined ? "auto" : typeof b.tool_choice === "string" ? b.tool_choice : { name: b.tool_choice.function.name }),

@@ -2,7 +2,7 @@
 // schemas that no model could fill, missing options, a search marker a provider cannot honour.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { claude } from "../../adapters/claude.js";
 import { gemini } from "../../adapters/gemini.js";
 import { createClient, isToolloopError, jsonTool, tool, toJSONSchema, webSearch, type UnsupportedSchemaError } from "../../src/index.js";
@@ -91,11 +91,13 @@ describe("missing options are typed errors, not TypeErrors", () => {
 });
 
 describe("provider factories without their required options", () => {
-  it("claude(), openai(), openaiCompatible() and gemini() without a model (or baseURL) throw invalid_options naming the factory", () => {
+  it("claude(), openai(), openaiChat(), openaiCompatible() and gemini() without a model (or baseURL) throw invalid_options naming the factory", () => {
     const cases: [() => unknown, RegExp][] = [
       [() => claude({ apiKey: "k" } as never), /claude\(\) needs a model/],
       [() => openai({ apiKey: "k" } as never), /openai\(\) needs a model/],
-      [() => openai({ apiKey: "k", model: "m", api: "completions" } as never), /api must be "responses" or "chat"/],
+      [() => openaiChat({ apiKey: "k" } as never), /openaiChat\(\) needs a model/],
+      [() => openai({ apiKey: "k", model: "m", api: "chat" } as never), /openai\(\) speaks the Responses API only; for Chat Completions use openaiChat\(\)/],
+      [() => openai({ apiKey: "k", model: "m", api: "completions" } as never), /use openaiChat\(\)/],
       [() => openaiCompatible({ model: "m" } as never), /openaiCompatible\(\) needs a baseURL/],
       [() => gemini({ apiKey: "k" } as never), /gemini\(\) needs a model/],
       [() => (claude as (o?: unknown) => unknown)(), /claude\(\) needs a model/],
@@ -122,7 +124,7 @@ describe("webSearch() needs a provider with native search", () => {
     for (const provider of [
       claude({ apiKey: "sk-ant-test-key", model: "m" }),
       openai({ apiKey: "sk-test-key-123", model: "m" }),
-      openai({ apiKey: "sk-test-key-123", model: "m", api: "chat" }),
+      openaiChat({ apiKey: "sk-test-key-123", model: "m" }),
       gemini({ apiKey: "test-gemini-key", model: "m" }),
     ]) {
       expect(() => createClient({ provider, tools: [webSearch()] })).not.toThrow();

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { gemini } from "../../adapters/gemini.js";
 import { createClient, fallback, tool, webSearch, type Message, type Provider, type StreamEvent } from "../../src/index.js";
 import { isToolloopError, ProviderError } from "../../src/errors.js";
@@ -44,7 +44,7 @@ afterEach(() => {
 });
 
 const claudeOn = (mock: ClaudeMock | { url: string }) => claude({ apiKey: CLAUDE_KEY, model: "claude-sonnet-4-5", baseURL: mock.url });
-const openaiOn = (mock: OpenAIMock, api: "responses" | "chat" = "responses") => openai({ apiKey: OPENAI_KEY, model: "gpt-5", baseURL: mock.url, api });
+const openaiOn = (mock: OpenAIMock, api: "responses" | "chat" = "responses") => (api === "chat" ? openaiChat : openai)({ apiKey: OPENAI_KEY, model: "gpt-5", baseURL: mock.url });
 const geminiOn = (mock: GeminiMock) => gemini({ apiKey: MOCK_API_KEY, model: "gemini-3-pro-preview", baseURL: mock.url });
 const overloaded = { status: 529, headers: { "retry-after": "0" }, body: errorBody("overloaded_error", "Overloaded") };
 

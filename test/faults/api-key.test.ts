@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
 import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { tavilySearch } from "../../adapters/tavily.js";
 import { createClient } from "../../src/index.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
@@ -14,7 +14,7 @@ import { rejection } from "./support.js";
 const FACTORIES = [
   { name: "claude", env: ["ANTHROPIC_API_KEY"], make: (o: object) => claude({ model: "m", ...o }), vendor: "https://api.anthropic.com/v1" },
   { name: "openai", env: ["OPENAI_API_KEY"], make: (o: object) => openai({ model: "m", ...o }), vendor: "https://api.openai.com/v1" },
-  { name: "openai", env: ["OPENAI_API_KEY"], make: (o: object) => openai({ model: "m", api: "chat", ...o }), vendor: "https://api.openai.com/v1" },
+  { name: "openaiChat", env: ["OPENAI_API_KEY"], make: (o: object) => openaiChat({ model: "m", ...o }), vendor: "https://api.openai.com/v1" },
   { name: "gemini", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], make: (o: object) => gemini({ model: "m", ...o }), vendor: "https://generativelanguage.googleapis.com/v1beta" },
   { name: "tavilySearch", env: ["TAVILY_API_KEY"], make: (o: object) => tavilySearch({ apiKey: "", ...o }), vendor: undefined },
 ];

@@ -5,7 +5,7 @@
 // sent (tool results, tool_choice). Everything goes over real HTTP to 127.0.0.1.
 import { claude } from "../../adapters/claude.js";
 import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import type { Provider } from "../../src/index.js";
 import type { ProviderOptions } from "../../src/provider-options.js";
 import { startClaudeMock } from "../mock/claude.js";
@@ -377,7 +377,7 @@ function chatRow(label: string, make: (url: string, options: Partial<ProviderOpt
 
 export const chatRowOpenAI = chatRow(
   "openai (chat)",
-  (url, options) => openai({ apiKey: API_KEY, model: "gpt-test", baseURL: url, api: "chat", ...options }),
+  (url, options) => openaiChat({ apiKey: API_KEY, model: "gpt-test", baseURL: url, ...options }),
   "openai",
   "https://api.openai.com/v1",
 );

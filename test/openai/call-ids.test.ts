@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, type Message } from "../../src/index.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { wireCallIds } from "../../adapters/openai/call-ids.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
@@ -83,7 +83,7 @@ describe("tool-call ids are unique over the conversation on the wire", () => {
     const chat = await startOpenAIChatMock({ apiKey: KEY, script: [{ text: "ok" }] });
     const resp = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ text: "ok" }] });
     mocks.push(chat, resp);
-    await createClient({ provider: openai({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", api: "chat", maxRetries: 0 }), history }).chat("again");
+    await createClient({ provider: openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", maxRetries: 0 }), history }).chat("again");
     await createClient({ provider: openai({ apiKey: KEY, baseURL: resp.url, model: "gpt-4o", maxRetries: 0 }), history }).chat("again");
     for (const ids of [chatIds(chat.requests[0]!.body as ChatBody), responsesIds(resp.requests[0]!.body as ResponsesBody)]) {
       expect(ids.calls).toEqual(["toolu_1", "toolu_1_2", "call_2"]);

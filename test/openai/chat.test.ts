@@ -1,9 +1,9 @@
 // Full loops through createClient against the Chat Completions mock over real HTTP:
-// openai({ api: "chat" }) and openaiCompatible().
+// openaiChat() and openaiCompatible().
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type StreamEvent } from "../../src/index.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { startOpenAIChatMock, sseData, type OpenAIChatMockOptions, type OpenAIMock } from "../mock/openai-chat.js";
 
 const KEY = "sk-test-chat-4f8a9c2b1d";
@@ -19,7 +19,7 @@ async function mock(options: OpenAIChatMockOptions = {}): Promise<OpenAIMock> {
 }
 
 function provider(m: OpenAIMock, extra: Partial<Parameters<typeof openai>[0]> = {}) {
-  return openai({ apiKey: KEY, model: "gpt-4o", baseURL: m.url, api: "chat", maxRetries: 0, ...extra });
+  return openaiChat({ apiKey: KEY, model: "gpt-4o", baseURL: m.url, maxRetries: 0, ...extra });
 }
 
 type Body = {
@@ -55,7 +55,7 @@ async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[
   return out;
 }
 
-describe("openai({ api: 'chat' }) loops", () => {
+describe("openaiChat() loops", () => {
   it("runs sequential tool calls over several steps and sends a valid history each time", async () => {
     calls.length = 0;
     const m = await mock({
@@ -293,7 +293,7 @@ describe("openai({ api: 'chat' }) loops", () => {
       parameters: { type: "object", properties: { list: { type: "array" } } },
       run: () => "x",
     });
-    const client = createClient({ provider: openai({ apiKey: KEY, model: "gpt-4o", api: "chat" }) });
+    const client = createClient({ provider: openaiChat({ apiKey: KEY, model: "gpt-4o" }) });
     expect(() => client.setTools([bad])).toThrow(expect.objectContaining({ code: "unsupported_schema", toolName: "tags", path: "/properties/list" }));
     // an OpenAI-compatible server may well take it
     expect(() => createClient({ provider: openaiCompatible({ baseURL: "http://127.0.0.1:1/v1", model: "m" }) }).setTools([bad])).not.toThrow();
@@ -303,7 +303,7 @@ describe("openai({ api: 'chat' }) loops", () => {
 describe("errors and retries (chat)", () => {
   it("a wrong key is a typed 401 with the request id, and the key appears nowhere", async () => {
     const m = await mock({ script: [{ text: "never" }] });
-    const p = openai({ apiKey: "sk-wrong-key-77777777", model: "gpt-4o", baseURL: m.url, api: "chat", maxRetries: 0 });
+    const p = openaiChat({ apiKey: "sk-wrong-key-77777777", model: "gpt-4o", baseURL: m.url, maxRetries: 0 });
     const err = await createClient({ provider: p })
       .chat("hi")
       .then(

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { createClient, tool, type Message } from "../../src/index.js";
 import type { ContentPart } from "../../src/messages.js";
 import { toolOutput } from "../../src/tool.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { specValidator } from "./support/openapi.js";
@@ -114,7 +114,7 @@ describe.each([false, true])("Chat Completions content parts (stream: %s)", (str
     it(`${label} in a user turn goes as ${part.type === "image" ? "image_url" : "file"}`, async () => {
       const m = await startOpenAIChatMock({ apiKey: KEY, script: [{ text: "seen" }] });
       mocks.push(m);
-      const client = createClient({ provider: openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api: "chat", maxRetries: 0 }) });
+      const client = createClient({ provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 }) });
       expect(await drive(client, [{ type: "text", text: "What is this?" }, part], stream)).toBe("seen");
       const b = m.requests[0]!.body as ChatBody;
       expectValid(validateChat(b), label);
@@ -128,7 +128,7 @@ describe.each([false, true])("Chat Completions content parts (stream: %s)", (str
       });
       mocks.push(m);
       const plain = tool({ name: "plain", description: "Text only.", input: v.object({}), run: async () => "just text" });
-      const client = createClient({ provider: openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api: "chat", maxRetries: 0 }), tools: [snapshotTool(part), plain] });
+      const client = createClient({ provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 }), tools: [snapshotTool(part), plain] });
       expect(await drive(client, "Snap it.", stream)).toBe("nice");
       const b = m.requests[1]!.body as ChatBody;
       expectValid(validateChat(b), label);
@@ -162,7 +162,7 @@ describe("what an API cannot take fails before sending", () => {
       const provider =
         c.api === "compatible"
           ? openaiCompatible({ baseURL: m.url, model: "local", apiKey: KEY, maxRetries: 0 })
-          : openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api: c.api, maxRetries: 0 });
+          : (c.api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 });
       const client = createClient({ provider });
       const err = await client.chat([{ type: "text", text: "look" }, c.part]).catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "unsupported_content", provider: provider.name });
@@ -264,7 +264,7 @@ describe("histories with media", () => {
     const resp = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ text: "still a cat" }] });
     mocks.push(chat, resp);
     const zoom = tool({ name: "zoom", description: "Zoom.", input: v.object({ factor: v.number() }), run: async () => "" });
-    expect(await createClient({ provider: openai({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", api: "chat", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?")).toBe("still a cat");
+    expect(await createClient({ provider: openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?")).toBe("still a cat");
     expect(await createClient({ provider: openai({ apiKey: KEY, baseURL: resp.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?")).toBe("still a cat");
     const cb = chat.requests[0]!.body as ChatBody;
     expectValid(validateChat(cb), "chat");

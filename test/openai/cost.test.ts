@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, type StreamEvent } from "../../src/index.js";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { Delta } from "../../src/provider.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
@@ -39,7 +39,7 @@ describe("prompt caching", () => {
     const chat = await startOpenAIChatMock({ apiKey: KEY });
     const resp = await startOpenAIResponsesMock({ apiKey: KEY });
     mocks.push(chat, resp);
-    await createClient({ provider: openai({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", api: "chat", promptCacheKey: "conv-42" }) }).chat("hi");
+    await createClient({ provider: openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", promptCacheKey: "conv-42" }) }).chat("hi");
     await createClient({ provider: openai({ apiKey: KEY, baseURL: resp.url, model: "gpt-4o", promptCacheKey: "conv-42" }) }).chat("hi");
     expect((chat.requests[0]!.body as Record<string, unknown>).prompt_cache_key).toBe("conv-42");
     expect((resp.requests[0]!.body as Record<string, unknown>).prompt_cache_key).toBe("conv-42");
@@ -54,7 +54,7 @@ describe("prompt caching", () => {
     it(`${api}: tools and instructions are byte-identical from step to step and across setTools of the same set`, async () => {
       const m = api === "chat" ? await startOpenAIChatMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] }) : await startOpenAIResponsesMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] });
       mocks.push(m);
-      const client = createClient({ provider: openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api }), systemPrompt: "Be brief.", tools: makeTools() });
+      const client = createClient({ provider: (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o" }), systemPrompt: "Be brief.", tools: makeTools() });
       await client.chat("Weather and time in Paris?");
       client.setTools(makeTools()); // new objects, same set
       await client.chat("And again?");
@@ -133,7 +133,7 @@ describe("reasoning summaries", () => {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "r1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
     m.enqueue({ sse: [chunk({ role: "assistant", reasoning_content: "Think" }), chunk({ reasoning_content: "ing." }), chunk({ content: "Answer." }), chunk({}, "stop"), "data: [DONE]\n\n"] });
-    const events = await collect(createClient({ provider: openai({ apiKey: KEY, baseURL: m.url, model: "r1", api: "chat" }) }).stream("hi"));
+    const events = await collect(createClient({ provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "r1" }) }).stream("hi"));
     expect(events.filter((e) => e.type === "reasoning-delta").map((e) => (e as { text: string }).text)).toEqual(["Think", "ing."]);
     expect(events.at(-1)).toMatchObject({ type: "finish", text: "Answer." });
   });

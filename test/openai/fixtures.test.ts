@@ -3,7 +3,7 @@
 // stream fed to the decoders cut at random byte boundaries. Expected values were read off
 // the recordings (see PROVENANCE.md); the oracles below read the recordings independently.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { ToolCall, Usage } from "../../src/messages.js";
@@ -69,7 +69,7 @@ function checkExpected(res: ModelResponse, exp: Expected): void {
 
 async function generate(api: "chat" | "responses", stream: boolean): Promise<{ res: ModelResponse; deltas: Delta[] }> {
   const mock = api === "chat" ? chatMock : responsesMock;
-  const provider = openai({ apiKey: KEY, model: "gpt-replay", baseURL: mock.url, api, maxRetries: 0 });
+  const provider = (api === "chat" ? openaiChat : openai)({ apiKey: KEY, model: "gpt-replay", baseURL: mock.url, maxRetries: 0 });
   const deltas: Delta[] = [];
   const res = await provider.generate({
     messages: [{ role: "user", content: "replay" }],

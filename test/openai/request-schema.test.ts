@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { encodeChatRequest } from "../../adapters/openai/chat-encode.js";
 import { prepareTools } from "../../adapters/openai/strict-mode.js";
 import { encodeResponsesRequest } from "../../adapters/openai/responses-encode.js";
@@ -120,7 +120,7 @@ describe("request bodies against the OpenAPI document", () => {
   });
 
   it("Chat Completions: every body of a full conversation is a valid CreateChatCompletionRequest", async () => {
-    const bodies = await conversation(openai({ apiKey: KEY, model: "gpt-4o", baseURL: chatMock.url, api: "chat", maxOutputTokens: 500, reasoning: { effort: "low" } }), chatMock);
+    const bodies = await conversation(openaiChat({ apiKey: KEY, model: "gpt-4o", baseURL: chatMock.url, maxOutputTokens: 500, reasoning: { effort: "low" } }), chatMock);
     expect(bodies.length).toBeGreaterThanOrEqual(5);
     for (const b of bodies) expectValid(validateChat(b), JSON.stringify(b).slice(0, 200));
     const roles = new Set(bodies.flatMap((b) => (b as { messages: { role: string }[] }).messages.map((m) => m.role)));

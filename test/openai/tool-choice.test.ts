@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool } from "../../src/index.js";
 import type { ToolChoice } from "../../src/provider.js";
-import { openai } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { specValidator } from "./support/openapi.js";
@@ -42,7 +42,7 @@ describe("toolChoice maps to each API's native form", () => {
     it(`${JSON.stringify(c.choice)}`, async () => {
       for (const api of ["responses", "chat"] as const) {
         const m = api === "chat" ? chat : responses;
-        const p = openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api, maxRetries: 0 });
+        const p = (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 });
         const res = await p.generate({ messages: [{ role: "user", content: "hi" }], tools: [spec], webSearch: false, ...(c.choice ? { toolChoice: c.choice } : {}) });
         expect(res.text).toBe("ok");
         const body = m.requests.at(-1)!.body as Record<string, unknown>;
@@ -53,7 +53,7 @@ describe("toolChoice maps to each API's native form", () => {
   }
 
   it("no tool_choice without tools (Chat refuses it there)", async () => {
-    const p = openai({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", api: "chat", maxRetries: 0 });
+    const p = openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", maxRetries: 0 });
     await p.generate({ messages: [{ role: "user", content: "hi" }], tools: [], webSearch: false, toolChoice: "required" });
     expect((chat.requests.at(-1)!.body as Record<string, unknown>).tool_choice).toBeUndefined();
   });
@@ -61,7 +61,7 @@ describe("toolChoice maps to each API's native form", () => {
   it("the mocks refuse a named tool the request does not carry, like the API", async () => {
     for (const api of ["responses", "chat"] as const) {
       const m = api === "chat" ? chat : responses;
-      const p = openai({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", api, maxRetries: 0 });
+      const p = (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 });
       await expect(p.generate({ messages: [{ role: "user", content: "hi" }], tools: [spec], webSearch: false, toolChoice: { name: "nope" } })).rejects.toMatchObject({
         code: "provider_error",
         status: 400,

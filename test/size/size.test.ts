@@ -19,7 +19,7 @@ const KiB = 1024;
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
   "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 23.3 * KiB },
   "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26 * KiB },
-  'openai({ api: "chat" })': { file: "toolloop-chat", marker: "/chat/completions", budget: 26 * KiB },
+  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 26 * KiB },
   "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 23.4 * KiB },
   "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 24 * KiB },
 };
@@ -51,6 +51,19 @@ describe("bundle size budget", () => {
     for (const { file } of Object.values(AGENTS)) {
       const inputs = Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
       expect(inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")), file).toEqual([]);
+    }
+  });
+
+  it("each OpenAI factory ships only its own wire format's codec", async () => {
+    const inputs = async (file: string) => Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
+    const codec = (api: string) => (p: string) => p.startsWith(`adapters/openai/${api}-`);
+    const responses = await inputs("toolloop-responses");
+    expect(responses.filter(codec("responses")).length).toBeGreaterThan(0);
+    expect(responses.filter(codec("chat"))).toEqual([]);
+    for (const file of ["toolloop-chat", "toolloop-compatible"]) {
+      const chat = await inputs(file);
+      expect(chat.filter(codec("chat")).length, file).toBeGreaterThan(0);
+      expect(chat.filter(codec("responses")), file).toEqual([]);
     }
   });
 

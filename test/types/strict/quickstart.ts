@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { tool, createClient, jsonTool, type ClientOptions } from "toolloop";
 import { claude } from "toolloop/claude";
-import { openai, openaiCompatible } from "toolloop/openai";
+import { openai, openaiChat, openaiCompatible } from "toolloop/openai";
 import { gemini } from "toolloop/gemini";
 import { claudeLocal } from "toolloop/claude-local";
 import { tavilySearch } from "toolloop/tavily";
@@ -39,6 +39,8 @@ const common = {
   fetch: undefined,
 };
 openai({ ...common, model: "gpt-5-mini" });
+openaiChat({ ...common, model: "gpt-4.1-mini", promptCacheKey: env.CACHE_KEY, organization: env.ORG });
+// @ts-expect-error Chat Completions is openaiChat(): openai() takes no api: "chat" (it throws at run time too)
 openai({ ...common, model: "gpt-4.1-mini", api: "chat" });
 openaiCompatible({ ...common, baseURL: "http://localhost:11434/v1", model: "qwen3", name: env.NAME });
 gemini({ ...common, model: "gemini-2.5-flash" });
