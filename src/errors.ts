@@ -38,23 +38,18 @@ export type ErrorCode = (typeof CODES)[number];
 
 /** The cause as given, or (when any text in its chain holds a secret) a scrubbed copy of the chain. */
 function redactCause(cause: unknown, depth = 0): unknown {
-  if (!hasSecrets() || depth > 8 || !leaks(cause, 0)) return cause;
+  if (!hasSecrets() || depth > 8) return cause;
   if (typeof cause === "string") return redact(cause);
+  if (typeof cause !== "object" || cause === null) return cause;
   const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
   const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
+  // Kept as is when neither its own text nor its causes' held a secret.
+  const text = `${describeValue(cause)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
+  if (inner?.cause === e.cause && redact(text) === text) return cause;
   const copy = new Error(redact(typeof e.message === "string" ? e.message : describeValue(cause)), inner);
   if (typeof e.name === "string") copy.name = e.name;
   copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
   return copy;
-}
-
-function leaks(value: unknown, depth: number): boolean {
-  if (depth > 8 || value === null || value === undefined) return false;
-  if (typeof value === "string") return redact(value) !== value;
-  if (typeof value !== "object") return false;
-  const e = value as { message?: unknown; stack?: unknown; cause?: unknown };
-  const text = `${describeValue(value)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
-  return redact(text) !== text || leaks(e.cause, depth + 1);
 }
 
 function describeValue(value: unknown): string {

@@ -74,19 +74,14 @@ export async function postJSON(http: HttpSettings, req: HttpRequest): Promise<{ 
       text = await readText(http, res, req.signal);
     } catch (err) {
       if (err instanceof IdleTimeoutError) throw err;
-      throw bodyError(http, req, err, requestId);
+      if (req.signal?.aborted) throw abortReason(req.signal);
+      throw new StreamError(http.provider, `the response body broke: ${describeError(err)}`, { cause: err, requestId });
     }
     try {
       // Cut where too deep rather than refused: one call's absurd arguments must not cost the whole response.
       return { body: parseJSONBounded(text, MAX_RESPONSE_DEPTH), requestId };
     } catch {
-      throw new ProviderError({
-        provider: http.provider,
-        status: res.status,
-        type: "invalid_response",
-        message: `the response body is not JSON: ${text.slice(0, 200)}`,
-        requestId,
-      });
+      throw invalidResponse(http, res, requestId, "the response body is not JSON", text);
     }
   });
 }
@@ -106,13 +101,7 @@ export async function postSSE(
   const type = res.headers.get("content-type") ?? "";
   if (!type.includes("text/event-stream")) {
     const text = await readText(http, res, req.signal).catch(() => "");
-    throw new ProviderError({
-      provider: http.provider,
-      status: res.status,
-      type: "invalid_response",
-      message: `expected an event stream, got ${type || "no content type"}: ${text.slice(0, 200)}`,
-      requestId,
-    });
+    throw invalidResponse(http, res, requestId, `expected an event stream, got ${type || "no content type"}`, text);
   }
   if (!res.body) throw new StreamError(http.provider, "the response has no body", { requestId });
   let handlerError: { error: unknown } | undefined;
@@ -209,9 +198,9 @@ async function send(http: HttpSettings, req: HttpRequest, body: string): Promise
   }
 }
 
-function bodyError(http: HttpSettings, req: HttpRequest, err: unknown, requestId: string | undefined): unknown {
-  if (req.signal?.aborted) return abortReason(req.signal);
-  return new StreamError(http.provider, `the response body broke: ${describeError(err)}`, { cause: err, requestId });
+/** A 200 whose body is not what was asked for: `what`, and the start of the body. */
+function invalidResponse(http: HttpSettings, res: Response, requestId: string | undefined, what: string, text: string): ProviderError {
+  return new ProviderError({ provider: http.provider, status: res.status, type: "invalid_response", message: `${what}: ${text.slice(0, 200)}`, requestId });
 }
 
 /** Builds a ProviderError from an error response, its body read by the adapter's reader. */
