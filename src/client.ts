@@ -170,9 +170,11 @@ export function createClient(options: ClientOptions): Client {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
-    if (call?.decisions) {
-      if (!suspender) throw new InvalidOptionsError("decisions need createClient({ suspension: suspension() })");
-      await suspender.apply(history, call.decisions, cfg, opts);
+    if (suspender) {
+      if (call?.decisions) await suspender.apply(history, call.decisions, cfg, opts);
+    } else if (call?.decisions || history.some((m) => m.role === "tool" && m.results.some((r) => r.pending))) {
+      // Nothing could answer them, and a waiting result must never reach a provider.
+      throw new InvalidOptionsError(`decisions, and calls that wait for them, need ${NEEDS_SUSPENSION}`);
     }
     const before = history.length;
     let uncancel: (() => void) | undefined;
@@ -218,7 +220,7 @@ export function createClient(options: ClientOptions): Client {
     }
     // Without suspension() such a tool could never be answered; say so now, not mid-run.
     const waits = !suspender && tools.find((t) => t.external || t.needsApproval);
-    if (waits) throw new InvalidToolError(`tool "${waits.name}" waits for decisions (needsApproval or externalTool): pass suspension: suspension() to createClient`);
+    if (waits) throw new InvalidToolError(`tool "${waits.name}" waits for decisions, so it needs ${NEEDS_SUSPENSION}`);
     provider.checkTools?.(next.specs);
     registry = next;
   };
@@ -290,6 +292,8 @@ export function createClient(options: ClientOptions): Client {
     },
   };
 }
+
+const NEEDS_SUSPENSION = "createClient({ suspension: suspension() })";
 
 /**
  * A call still waiting its turn behind another one rejects as soon as its signal aborts

@@ -2,10 +2,10 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
-import type { InputRequest, Tool, ToolContext } from "./tool.js";
+import type { InputRequest, Tool } from "./tool.js";
 import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
-import { CANCELLED_OUTPUT, renderParts, type ContentPart, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 import { Semaphore } from "./semaphore.js";
 
@@ -25,15 +25,15 @@ export interface Resumed {
 
 /**
  * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
- * `hold` says whether the call waits before its handler runs (a pending state, or the text of
- * the error its approval rule threw); `asker` backs ctx.requestInput for one invocation, and
- * `state()` then says what the suspended handler waits for (or that a given answer was bad).
+ * `hold` gives the call's result when it waits before its handler runs (or its approval rule
+ * threw); `asker` backs ctx.requestInput for one invocation, and `result()` is then what the
+ * suspended handler's call waits with (or the refusal of an answer that fails its schema).
  */
 export interface CallGate {
-  hold(tool: Tool, call: ToolCall, prior: Resumed | undefined, ctx: ToolContext): Promise<PendingState | string | undefined>;
-  asker(prior: Resumed | undefined): {
+  hold(tool: Tool, call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall | undefined>;
+  asker(call: ToolCall, opts: ExecuteOptions): {
     ask(request: InputRequest, suspend: () => void): Promise<unknown>;
-    state(): PendingState | { badAnswer: string };
+    result(): ExecutedCall;
   };
 }
 
@@ -106,21 +106,13 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     logger.warn("tool error", { tool: name, error: message });
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
-  const wait = (state: PendingState): ExecutedCall => settle({ callId: call.id, name, output: "", isError: false, outcome: "ok", pending: state }, opts);
   const gate = opts.suspend;
-  const prior = opts.resumed?.get(call.id);
-  if (gate) {
-    const held = await gate.hold(tool, call, prior, { signal: opts.signal ?? new AbortController().signal, callId: call.id, logger });
-    if (typeof held === "string") return settle(result(call, name, errorJSON(held), "error", opts), opts);
-    if (held) return wait(held);
-  }
-  const asker = gate?.asker(prior);
+  const held = await gate?.hold(tool, call, opts);
+  if (held) return settle(held, opts);
+  const asker = gate?.asker(call, opts);
   const started = Date.now();
   const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, requestInput: asker?.ask });
-  if (outcome.kind === "suspended" && !opts.signal?.aborted) {
-    const state = asker!.state();
-    return "badAnswer" in state ? { ...cancelled(call), badAnswer: state.badAnswer } : wait(state);
-  }
+  if (outcome.kind === "suspended" && !opts.signal?.aborted) return asker!.result();
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {

@@ -60,6 +60,8 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
   return true;
 }
 
+const PENDING_KINDS: readonly unknown[] = ["approval", "input", "external"];
+
 /** Checks the shape of a message handed in from outside (add(), createClient({ history })). */
 export function checkMessage(m: unknown, where: string): Message {
   const fail = (why: string): never => {
@@ -101,11 +103,9 @@ export function checkMessage(m: unknown, where: string): Message {
             out.content = checkParts(res.content as unknown as unknown[], `${where}.results.content`);
           }
           if (res.pending !== undefined) {
-            const p = res.pending as Record<string, unknown> | null;
-            if (typeof p !== "object" || p === null || (p.kind !== "approval" && p.kind !== "input" && p.kind !== "external")) {
-              fail('a pending tool result needs "pending.kind": "approval", "input" or "external"');
-            }
-            out.pending = structuredClone(p) as unknown as NonNullable<ToolResult["pending"]>;
+            const p = res.pending as ToolResult["pending"];
+            if (!PENDING_KINDS.includes(p?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
+            out.pending = structuredClone(p);
           }
           return out;
         }),

@@ -1,7 +1,7 @@
 // The ReAct loop: call the model, run the tools it asks for, feed back the results,
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
-import { abortReason, InvalidOptionsError, MaxStepsError } from "./errors.js";
+import { abortReason, MaxStepsError } from "./errors.js";
 import { executeCalls, type CallGate, type ExecutedCall, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
@@ -121,13 +121,10 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   };
   let stop = false;
   // Still waiting: no request is made (a pending result must never reach a provider).
+  // (Without suspension() the client refuses a history with waiting calls before it gets here.)
   const gate = cfg.suspend;
-  if (gate) {
-    const waiting = gate.pending(history);
-    if (waiting.length) return finish("", 0, waiting);
-  } else if (history.some((m) => m.role === "tool" && m.results.some((r) => r.pending))) {
-    throw new InvalidOptionsError("the history has calls that wait for decisions: pass suspension: suspension() to createClient to resume them");
-  }
+  const waiting = gate?.pending(history);
+  if (waiting?.length) return finish("", 0, waiting);
 
   for (let step = 1; ; step++) {
     const last = stop || step > cfg.maxSteps;

@@ -7,12 +7,12 @@
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, type CallGate, type Resumed } from "./execute.js";
+import { executeCalls, type CallGate, type ExecutedCall, type Resumed } from "./execute.js";
 import { checkParts } from "./history.js";
 import { formatIssues } from "./issues.js";
 import { thrownText } from "./invoke.js";
 import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type StepGate } from "./loop.js";
-import { renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
 import { createSigner, type Signer } from "./sign.js";
 import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
@@ -102,15 +102,22 @@ function pendingCalls(history: readonly Message[]): PendingCall[] {
 
 // ---- before and while a call runs (execute.ts calls these through CallGate)
 
+/** A call's result before its handler runs: waiting, or the error its approval rule threw. */
+function held(call: ToolCall, r: Pick<ExecutedCall, "output" | "isError" | "outcome" | "pending" | "badAnswer">): ExecutedCall {
+  return { callId: call.id, name: call.name.toLowerCase(), ...r };
+}
+const waits = (call: ToolCall, pending: PendingState) => held(call, { output: "", isError: false, outcome: "ok", pending });
+
 /** Whether the call waits before its handler runs: an external tool, or one that needs approval. */
-const hold: CallGate["hold"] = async (tool, call, prior, ctx) => {
-  if (prior?.approved) return;
-  if (tool.external) return { kind: "external" };
+const hold: CallGate["hold"] = async (tool, call, opts) => {
+  if (opts.resumed?.get(call.id)?.approved) return;
+  if (tool.external) return waits(call, { kind: "external" });
   if (!tool.needsApproval) return;
   try {
-    if (await needsApproval(tool, call, ctx)) return { kind: "approval" };
+    const ctx = { signal: opts.signal ?? new AbortController().signal, callId: call.id, logger: opts.logger };
+    if (await needsApproval(tool, call, ctx)) return waits(call, { kind: "approval" });
   } catch (err) {
-    return thrownText(err).message;
+    return held(call, { output: JSON.stringify({ error: thrownText(err).message }), isError: true, outcome: "error" });
   }
 };
 
@@ -130,7 +137,8 @@ async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Prom
 }
 
 /** ctx.requestInput for one invocation: the answers given so far, in order; the first unanswered question suspends. */
-const asker: CallGate["asker"] = (prior) => {
+const asker: CallGate["asker"] = (call, opts) => {
+  const prior = opts.resumed?.get(call.id);
   const answers = prior?.answers ?? [];
   let asked: InputRequest | undefined;
   let bad: string | undefined;
@@ -148,14 +156,14 @@ const asker: CallGate["asker"] = (prior) => {
       suspend();
       return new Promise(() => {});
     },
-    state() {
-      if (bad !== undefined) return { badAnswer: bad };
+    result() {
+      if (bad !== undefined) return held(call, { output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled", badAnswer: bad });
       const state: PendingState = { kind: "input", message: String(asked!.message) };
       const schema = answerSchema(asked!.schema);
       if (schema) state.schema = schema;
       if (answers.length) state.answers = answers;
       if (prior?.approved) state.approved = true;
-      return state;
+      return waits(call, state);
     },
   };
 };
