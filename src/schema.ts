@@ -85,22 +85,19 @@ export function compileValidator(schema: SchemaInput): ValidateFn {
   const std = schema["~standard"];
   return async (value) => {
     const r = await std.validate(value);
-    if (!r.issues) return { ok: true, value: r.value };
-    return { ok: false, issues: r.issues.map((i) => ({ path: "/" + (i.path ?? []).map(pathKey).join("/"), message: i.message })) };
+    return r.issues ? failed(r.issues) : { ok: true, value: r.value };
   };
+}
+
+function fromValibot(r: v.SafeParseResult<v.GenericSchema>): ValidateResult {
+  return r.success ? { ok: true, value: r.output } : failed(r.issues);
+}
+
+/** Issues as ValidationIssues: a JSON Pointer-like path (valibot's path items and Standard Schema's keys alike). */
+function failed(issues: readonly { message: string; path?: readonly unknown[] | undefined }[]): ValidateResult {
+  return { ok: false, issues: issues.map((i) => ({ path: "/" + (i.path ?? []).map(pathKey).join("/"), message: i.message })) };
 }
 
 function pathKey(p: unknown): string {
   return String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p);
-}
-
-function fromValibot(r: v.SafeParseResult<v.GenericSchema>): ValidateResult {
-  if (r.success) return { ok: true, value: r.output };
-  return {
-    ok: false,
-    issues: r.issues.map((i) => ({
-      path: "/" + (i.path ?? []).map((p) => String(p.key)).join("/"),
-      message: i.message,
-    })),
-  };
 }

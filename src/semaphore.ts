@@ -5,7 +5,6 @@ export type Release = () => void;
 
 interface Waiter {
   grant: (release: Release) => void;
-  reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
 }
@@ -29,7 +28,6 @@ export class Semaphore {
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
         grant: resolve,
-        reject,
         signal,
         onAbort: () => {
           const i = this.#queue.indexOf(waiter);
