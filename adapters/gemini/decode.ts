@@ -82,9 +82,12 @@ export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: D
   };
 }
 
-/** One generateContent body (already parsed). */
-export function decodeBody(ctx: DecodeContext, body: unknown): Decoded {
-  const m = createMachine("json", ctx);
+/**
+ * One generateContent body (already parsed). `owned`: the caller parsed the body for this
+ * call alone (the adapter's own request), so its parts are kept as they are, not copied.
+ */
+export function decodeBody(ctx: DecodeContext, body: unknown, owned = false): Decoded {
+  const m = createMachine("json", ctx, owned);
   m.push(body, undefined);
   return m.finish();
 }
@@ -107,11 +110,10 @@ interface OpenCall {
   args: ArgsAssembler;
 }
 
-function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
+function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "stream"): Machine {
   const provider = ctx.provider ?? "gemini";
   // A stream's chunks are parsed by push() and held by nothing else, so their parts are kept
-  // as they are; decodeBody's caller owns its body, so that mode keeps copies.
-  const owned = mode === "stream";
+  // as they are; a body decodeBody is given stays its caller's unless it says otherwise.
   const parts: Part[] = [];
   const calls: ToolCall[] = [];
   let text = "";
@@ -191,7 +193,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       deltas?.push(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
-      parts.push(copyPart(part));
+      parts.push(owned ? part : copyPart(part));
       return;
     }
     const plain = onlyText(part);

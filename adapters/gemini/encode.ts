@@ -183,10 +183,12 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
     parts.push({ functionCall: { id, name: c.name, args: callArgs(c) } });
     responseIds.set(c.id, id);
   }
-  const callParts = parts.filter((p) => isRecord(p.functionCall));
-  if (droppedSignature && callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
-    const first = callParts[0]!;
-    parts[parts.indexOf(first)] = { ...first, thoughtSignature: SKIP_SIGNATURE };
+  if (droppedSignature) {
+    const callParts = parts.filter((p) => isRecord(p.functionCall));
+    if (callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
+      const first = callParts[0]!;
+      parts[parts.indexOf(first)] = { ...first, thoughtSignature: SKIP_SIGNATURE };
+    }
   }
   if (parts.length === 0 && m.content) parts.push({ text: m.content });
   return { parts, responseIds };
@@ -202,7 +204,9 @@ function encodeToolResults(
     const i = calls.findIndex((c) => c.id === id);
     return i === -1 ? calls.length : i;
   };
-  const results = [...m.results].sort((a, b) => rank(a.callId) - rank(b.callId));
+  // Healed history has its results in call order already; sorting is for what was not healed.
+  const inOrder = m.results.every((r, i) => r.callId === calls[i]?.id);
+  const results = inOrder ? m.results : [...m.results].sort((a, b) => rank(a.callId) - rank(b.callId));
   return results.map((r) => {
     const parsed = objectOrUndefined(r.output);
     let response: Record<string, unknown>;
@@ -250,12 +254,12 @@ function argsObject(args: string): Record<string, unknown> {
 }
 
 function objectOrUndefined(text: string): Record<string, unknown> | undefined {
+  // Most tool outputs are plain text: not starting with "{" they cannot be an object, and
+  // a throwing JSON.parse (or a depth scan) per output per request was the hot spot of a Gemini loop.
+  if (text.trimStart().charCodeAt(0) !== 0x7b /* { */) return undefined;
   // Deeply nested JSON (a tool's output, arguments from another provider) stays text: as an
   // object it would overflow the stack when the request body is serialised.
   if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
-  // Most tool outputs are plain text: not starting with "{" they cannot be an object, and
-  // a throwing JSON.parse per output per request was the hot spot of a Gemini loop.
-  if (text.trimStart().charCodeAt(0) !== 0x7b /* { */) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return isRecord(v) ? v : undefined;
