@@ -205,8 +205,8 @@ export class ProviderError extends ToolloopError {
     super("provider_error", `${where}${init.type ? ` ${init.type}` : ""}: ${init.message}`, { cause: init.cause });
     this.provider = init.provider;
     this.status = init.status;
-    this.type = init.type === undefined ? undefined : redact(init.type);
-    this.requestId = init.requestId === undefined ? undefined : redact(init.requestId);
+    this.type = init.type && redact(init.type);
+    this.requestId = init.requestId && redact(init.requestId);
     this.retryable = init.retryable ?? false;
   }
 }
