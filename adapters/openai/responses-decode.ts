@@ -65,7 +65,9 @@ export function responseFromOutput(ctx: DecodeContext, response: Item, items: re
     finishReason: finishReason(response, toolCalls.length > 0, refused),
     usage: responsesUsage(response.usage, items),
   };
-  if (items.length > 0) result.providerData = { provider: ctx.provider, value: structuredClone(items) };
+  // The items are the decoder's own (parsed from this response, never handed out elsewhere), so
+  // the history keeps them as they are instead of a copy.
+  if (items.length > 0) result.providerData = { provider: ctx.provider, value: items };
   return result;
 }
 
@@ -138,7 +140,7 @@ export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delt
   const track = (ev: Item): StreamItem | undefined => {
     if (!isRecord(ev.item)) return undefined;
     const index = num(ev.output_index) ?? byIndex.size;
-    const item = structuredClone(ev.item);
+    const item = ev.item; // parsed from this event alone: nothing else holds it
     let s = byIndex.get(index);
     if (!s) {
       s = { index, item, text: "", args: "", done: false };

@@ -92,7 +92,7 @@ export function encodeInput(history: readonly Message[], settings: ResponsesSett
         input.push({ role: "user", content: typeof m.content === "string" ? m.content : responsesParts(m.content, support) });
         break;
       case "assistant":
-        input.push(...encodeAssistant(m, settings, wire?.get(m)));
+        input.push(...assistantItems(m, settings, wire?.get(m)));
         break;
       case "tool": {
         const ids = wire?.get(m);
@@ -106,6 +106,25 @@ export function encodeInput(history: readonly Message[], settings: ResponsesSett
     }
   }
   return input;
+}
+
+// A loop appends to its history and sends all of it every step; re-encoding each earlier turn
+// (its replayed items filtered, renamed, copied) made a run's encoding O(steps²). A turn's items
+// are kept and reused while everything they were built from is the same: the client edits
+// history in place in a few ways (a decision's calls), and a caller of generate() may too.
+// The items are never changed once built, so one request's body cannot reach another's.
+const encoded = new WeakMap<AssistantMessage, { from: unknown[]; items: ResponsesItem[] }>();
+
+function assistantItems(m: AssistantMessage, settings: ResponsesSettings, wire?: readonly string[]): ResponsesItem[] {
+  const data = m.providerData;
+  const from: unknown[] = [settings, m.content, data, data?.provider, data?.value, m.toolCalls, wire?.length];
+  for (const c of m.toolCalls ?? []) from.push(c, c.id, c.name, c.arguments);
+  if (wire) from.push(...wire);
+  const hit = encoded.get(m);
+  if (hit && hit.from.length === from.length && hit.from.every((v, i) => v === from[i])) return hit.items;
+  const items = encodeAssistant(m, settings, wire);
+  encoded.set(m, { from, items });
+  return items;
 }
 
 /** `wire`: the calls' ids on the wire, by position, when some had to be renamed (./call-ids.ts). */
@@ -140,6 +159,10 @@ function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings, wire?
  * under an id already replayed (the loop renamed it, so it is sent from the neutral
  * history); under store: false, reasoning items without encrypted_content (the server
  * cannot look them up); and a reasoning item whose following item is gone (the API pairs them).
+ * A replayed function_call goes back without its output-only `status`, and without its item `id`
+ * unless a reasoning item goes back with it or responses are stored (the API pairs a reasoning
+ * item with the items after it by id; nothing else reads a function_call's id): ~35 bytes per
+ * call less in every later request of a run.
  * `keptCalls` maps each kept call id to the id it goes out under.
  */
 export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<string, string>, store: boolean): ResponsesItem[] {
@@ -159,10 +182,15 @@ export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<st
     const item = items[i];
     if (keep[i] && isRecord(item) && item.type === "reasoning" && !(i + 1 < items.length && keep[i + 1])) keep[i] = false;
   }
-  return (items.filter((_, i) => keep[i]) as ResponsesItem[]).map((item) => {
+  const kept = items.filter((_, i) => keep[i]) as ResponsesItem[];
+  const keepIds = store || kept.some((item) => item.type === "reasoning");
+  return kept.map((item) => {
     if (item.type !== "function_call") return withoutOutputOnlyData(item);
+    const { status: _status, id, ...call } = item;
     const wire = keptCalls.get(str(item.call_id) ?? "");
-    return wire === undefined || wire === item.call_id ? item : { ...item, call_id: wire };
+    if (wire !== undefined) call.call_id = wire;
+    if (keepIds && id !== undefined) call.id = id;
+    return call;
   });
 }
 

@@ -13,7 +13,11 @@ export interface PreparedSchema {
   schema: JSONSchema;
   /** undefined = do not send a `strict` field at all (servers that do not know it). */
   strict: boolean | undefined;
-  /** Set when the schema was rewritten for strict mode: what the caller's validation expects. */
+  /**
+   * Set when the strict rewrite made optional properties nullable: the caller's schema, which the
+   * model's nulls are mapped back to. Without optional properties there is nothing to map, and
+   * the output is not parsed again.
+   */
   original?: JSONSchema;
   /** A response format whose root is not an object, sent as {"value": ...} and unwrapped on the way back. */
   wrapped?: boolean;
@@ -42,7 +46,9 @@ export function prepareSchema(name: string, description: string, schema: JSONSch
   if (mode === "off") return { name, description, schema, strict: false };
   const r = strictFor(schema);
   if (!r.strict) return { name, description, schema, strict: false };
-  return { name, description, schema: r.schema, strict: true, original: schema };
+  const out: PreparedSchema = { name, description, schema: r.schema, strict: true };
+  if (r.optional) out.original = schema;
+  return out;
 }
 
 /**

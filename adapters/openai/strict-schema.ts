@@ -8,7 +8,8 @@ import { escapePointerToken } from "../../src/schema-walk.js";
 import type { JSONSchema } from "../../src/schema.js";
 
 export type StrictResult =
-  | { strict: true; schema: JSONSchema }
+  /** `optional`: some property was optional and is now nullable, so the output may hold nulls to remove. */
+  | { strict: true; schema: JSONSchema; optional: boolean }
   | { strict: false; path: string; reason: string };
 
 /** OpenAI documents up to 10 levels of object nesting and 5000 properties in strict mode. */
@@ -49,6 +50,8 @@ class NotStrict extends Error {
 
 interface Walk {
   properties: number;
+  /** Properties made nullable because the schema left them optional. */
+  optional: number;
 }
 
 /** Rewrites `schema` for strict mode, or reports the first place that keeps it from being strict. */
@@ -56,8 +59,9 @@ export function toStrictSchema(schema: JSONSchema): StrictResult {
   try {
     const rootIsObject = schema.type === "object" || (schema.type === undefined && schema.properties !== undefined);
     if (!rootIsObject) throw new NotStrict("", "the root of a strict schema must be an object schema");
-    const out = convert(schema, "", 0, { properties: 0 });
-    return { strict: true, schema: out };
+    const walk = { properties: 0, optional: 0 };
+    const out = convert(schema, "", 0, walk);
+    return { strict: true, schema: out, optional: walk.optional > 0 };
   } catch (err) {
     if (err instanceof NotStrict) return { strict: false, path: err.path, reason: err.reason };
     throw err;
@@ -113,7 +117,11 @@ function convert(node: unknown, path: string, depth: number, walk: Walk): JSONSc
     for (const [name, prop] of Object.entries(props)) {
       walk.properties++;
       const converted = convert(prop, `${path}/properties/${escapePointerToken(name)}`, depth + 1, walk);
-      properties[name] = required.has(name) ? converted : nullable(converted);
+      if (required.has(name)) properties[name] = converted;
+      else {
+        properties[name] = nullable(converted);
+        walk.optional++;
+      }
     }
     if (walk.properties > MAX_PROPERTIES) throw new NotStrict(path, `more than ${MAX_PROPERTIES} properties`);
     if (src.type === undefined) out.type = "object";

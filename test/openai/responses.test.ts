@@ -68,8 +68,9 @@ describe("openai() Responses API loops", () => {
       "function_call_output",
       "function_call_output",
     ]);
-    // replayed verbatim: what the model wrote, strict nulls included
-    expect(last.input[1]).toMatchObject({ type: "function_call", call_id: "call_1", arguments: '{"city":"Paris","unit":null}', status: "completed" });
+    // replayed as the model wrote it, strict nulls included; without the output-only status, and
+    // without the item id, which only a reasoning item (there is none) would be paired by
+    expect(last.input[1]).toEqual({ type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris","unit":null}' });
     expect(last.input.filter((i) => i.type === "function_call_output").map((i) => i.call_id)).toEqual(["call_1", "call_2", "call_3"]);
     expect(body(m, 0).tools).toEqual([
       {
@@ -112,6 +113,11 @@ describe("openai() Responses API loops", () => {
     expect(replayed.type).toBe("reasoning");
     expect(replayed.encrypted_content).toMatch(/^gAAAAA/);
     expect(replayed.summary).toEqual([{ type: "summary_text", text: "Need the weather first." }]);
+    // the call after a reasoning item keeps its item id (the API pairs them by id), not its status
+    const call = body(m, 1).input[2]!;
+    expect(call).toMatchObject({ type: "function_call", call_id: "call_r" });
+    expect(call.id).toMatch(/^fc_/);
+    expect(call.status).toBeUndefined();
     // the history round-trips through JSON and the reasoning still replays (the mock checks it)
     const resumed = createClient({ provider: provider(m, { reasoning: { effort: "low" } }), tools: [getWeather], history: JSON.parse(JSON.stringify(client.history)) as Message[] });
     expect(await resumed.chat("And now?")).toBe("Still 21.");
@@ -225,10 +231,27 @@ describe("openai() Responses API loops", () => {
     expect(await client.chat("go on")).toBe("fine");
     expect(body(m, 0).input).toEqual([
       { role: "user", content: "two calls" },
-      { id: "fc_2", type: "function_call", call_id: "call_keep", name: "get_weather", arguments: '{"city":"A"}', status: "completed" },
+      // its reasoning item is gone, so the call goes without the id that would ask for it
+      { type: "function_call", call_id: "call_keep", name: "get_weather", arguments: '{"city":"A"}' },
       { type: "function_call_output", call_id: "call_keep", output: "21" },
       { role: "user", content: "go on" },
     ]);
+  });
+
+  it("with store: true, a replayed call keeps its item id (a stored response may be referred to by it)", async () => {
+    const m = await mock({ script: [{ text: "fine" }] });
+    const history: Message[] = [
+      { role: "user", content: "one call" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"A"}' }],
+        providerData: { provider: "openai", value: [{ id: "fc_1", type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"A"}', status: "completed" }] },
+      },
+      { role: "tool", results: [{ callId: "call_1", name: "get_weather", output: "21", isError: false }] },
+    ];
+    expect(await createClient({ provider: provider(m, { store: true }), tools: [getWeather], history }).chat("go on")).toBe("fine");
+    expect(body(m, 0).input[1]).toEqual({ id: "fc_1", type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"A"}' });
   });
 
   it("encodes another provider's history from the neutral messages", async () => {

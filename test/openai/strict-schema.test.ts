@@ -105,6 +105,17 @@ describe("toStrictSchema", () => {
     });
   }
 
+  it("says whether any property was optional (only then can the output hold nulls to map back)", () => {
+    const optional = (schema: JSONSchema) => {
+      const r = toStrictSchema(schema);
+      return r.strict && r.optional;
+    };
+    expect(optional(toJSONSchema(v.object({ city: v.string(), n: v.nullable(v.number()) })))).toBe(false);
+    expect(optional(toJSONSchema(v.object({ city: v.string(), unit: v.optional(v.string()) })))).toBe(true);
+    expect(optional(toJSONSchema(v.object({ stops: v.array(v.object({ eta: v.optional(v.string()) })) })))).toBe(true);
+    expect(optional({ type: "object", properties: { a: { $ref: "#/$defs/x" } }, required: ["a"], $defs: { x: { type: "object", properties: { b: { type: "string" } } } } })).toBe(true);
+  });
+
   it("falls back when objects nest deeper than strict mode allows", () => {
     let schema: JSONSchema = { type: "object", properties: { leaf: { type: "string" } }, required: ["leaf"] };
     for (let i = 0; i < 11; i++) schema = { type: "object", properties: { next: schema }, required: ["next"] };
