@@ -76,13 +76,9 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   const opts: ClaudeOptions = { ...options, headers: { ...options.headers } };
   const { model } = opts;
   const settings: BodySettings = {
-    model,
+    ...opts,
     maxTokens,
-    temperature: opts.temperature,
-    topP: opts.topP,
-    topK: opts.topK,
-    stopSequences: opts.stopSequences,
-    thinking: opts.thinking ? { budgetTokens: opts.thinking.budgetTokens } : undefined,
+    thinking: opts.thinking && { budgetTokens: opts.thinking.budgetTokens },
     structuredOutput: opts.structuredOutput ?? "native",
     cache: cacheSetting(opts.cache),
   };

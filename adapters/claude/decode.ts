@@ -37,14 +37,21 @@ export interface StreamDecoderOptions {
   requestId?: () => string | undefined;
 }
 
-/** A content block being assembled from its deltas. */
+/** A content block being assembled from its deltas: the pieces of each field, joined at the end. */
 interface Building {
   block: Block;
-  text: string[] | undefined;
-  thinking: string[] | undefined;
-  signature: string[] | undefined;
-  json: string[] | undefined;
+  pieces: { text?: string[]; thinking?: string[]; signature?: string[]; partial_json?: string[] };
 }
+
+type Field = keyof Building["pieces"];
+
+/** A delta type → the field of the delta that carries its piece (text_delta's `text`, ...). */
+const FIELDS = new Map<unknown, Field>([
+  ["text_delta", "text"],
+  ["thinking_delta", "thinking"],
+  ["signature_delta", "signature"],
+  ["input_json_delta", "partial_json"],
+]);
 
 export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeStreamDecoder {
   const { onDelta } = options;
@@ -73,7 +80,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     // Some gateways put content into message_start; keep it as already-finished blocks.
     if (Array.isArray(message.content)) {
       message.content.forEach((b, i) => {
-        if (isBlock(b)) blocks.set(i, building(b));
+        if (isBlock(b)) blocks.set(i, { block: b, pieces: {} });
       });
     }
   };
@@ -83,7 +90,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     if (!isBlock(data.content_block)) return fail(`content_block_start ${index} has no content block`);
     // `data` was parsed from this event's text inside push() and nothing else holds it, so the
     // block can be finished in place: no copy needed.
-    blocks.set(index, building(data.content_block));
+    blocks.set(index, { block: data.content_block, pieces: {} });
   };
 
   const onBlockDelta = (data: Record<string, unknown>) => {
@@ -91,39 +98,21 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     const b = blocks.get(index);
     if (!b) return fail(`content_block_delta for block ${index}, which never started`);
     const delta = isRecord(data.delta) ? data.delta : {};
-    switch (delta.type) {
-      case "text_delta": {
-        const text = stringOr(delta.text, "");
-        (b.text ??= []).push(text);
-        if (text && onDelta) onDelta({ type: "text-delta", text });
-        break;
-      }
-      case "input_json_delta": {
-        const part = stringOr(delta.partial_json, "");
-        (b.json ??= []).push(part);
-        if (part && onDelta && b.block.type === "tool_use") {
-          onDelta({ type: "tool-call-delta", callId: stringOr(b.block.id, ""), name: stringOr(b.block.name, ""), argsDelta: part });
-        }
-        break;
-      }
-      case "thinking_delta": {
-        const text = stringOr(delta.thinking, "");
-        (b.thinking ??= []).push(text);
-        // Shown as reasoning; the block (with its signature) is still replayed whole.
-        if (text && onDelta) onDelta({ type: "reasoning-delta", text });
-        break;
-      }
-      case "signature_delta":
-        (b.signature ??= []).push(stringOr(delta.signature, ""));
-        break;
-      case "citations_delta": {
-        const list = Array.isArray(b.block.citations) ? b.block.citations : (b.block.citations = []);
-        (list as unknown[]).push(delta.citation);
-        break;
-      }
-      default:
-        // A delta type from a newer API version: nothing here depends on it.
-        break;
+    if (delta.type === "citations_delta") {
+      const list = Array.isArray(b.block.citations) ? b.block.citations : (b.block.citations = []);
+      (list as unknown[]).push(delta.citation);
+      return;
+    }
+    const field = FIELDS.get(delta.type);
+    if (!field) return; // a delta type from a newer API version: nothing here depends on it
+    const piece = stringOr(delta[field], "");
+    (b.pieces[field] ??= []).push(piece);
+    if (!piece || !onDelta) return;
+    // Thinking is shown as reasoning; the block (with its signature) is still replayed whole.
+    if (field === "text") onDelta({ type: "text-delta", text: piece });
+    else if (field === "thinking") onDelta({ type: "reasoning-delta", text: piece });
+    else if (field === "partial_json" && b.block.type === "tool_use") {
+      onDelta({ type: "tool-call-delta", callId: stringOr(b.block.id, ""), name: stringOr(b.block.name, ""), argsDelta: piece });
     }
   };
 
@@ -147,7 +136,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
       try {
         data = JSON.parse(event.data);
       } catch {
-        return fail(`malformed event data: ${event.data.slice(0, 120)}`);
+        // not JSON: failed below like JSON that is not an object
       }
       if (!isRecord(data)) return fail(`malformed event data: ${event.data.slice(0, 120)}`);
       const type = typeof data.type === "string" ? data.type : event.event;
@@ -188,18 +177,14 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
   };
 }
 
-function building(block: Block): Building {
-  return { block, text: undefined, thinking: undefined, signature: undefined, json: undefined };
-}
-
 /** The finished block, and for a streamed tool call the argument text the model wrote. */
-function finalize(b: Building): { block: Block; raw: string | undefined } {
-  const { block } = b;
-  if (b.text) block.text = stringOr(block.text, "") + b.text.join("");
-  if (b.thinking) block.thinking = stringOr(block.thinking, "") + b.thinking.join("");
-  if (b.signature) block.signature = stringOr(block.signature, "") + b.signature.join("");
-  if (!b.json) return { block, raw: undefined };
-  const raw = b.json.join("");
+function finalize({ block, pieces }: Building): { block: Block; raw: string | undefined } {
+  for (const field of ["text", "thinking", "signature"] as const) {
+    const p = pieces[field];
+    if (p) block[field] = stringOr(block[field], "") + p.join("");
+  }
+  if (!pieces.partial_json) return { block, raw: undefined };
+  const raw = pieces.partial_json.join("");
   if (raw.trim() !== "") {
     // A block must carry an object `input` to be replayed; text that does not parse
     // (cut off by max_tokens) stays available to the loop as the raw arguments.
@@ -220,7 +205,7 @@ function streamedError(data: Record<string, unknown>, headerRequestId: string | 
     type,
     message: typeof error.message === "string" ? error.message : "error event in the stream",
     ...(requestId ? { requestId } : {}),
-    retryable: type === "overloaded_error" || type === "api_error" || type === "rate_limit_error",
+    retryable: ["overloaded_error", "api_error", "rate_limit_error"].includes(type),
   });
 }
 
@@ -228,7 +213,8 @@ function indexOf(data: Record<string, unknown>): number {
   return typeof data.index === "number" ? data.index : 0;
 }
 
-function tryParse(text: string): unknown {
+/** JSON text → its value; undefined when it does not parse or nests too deep. */
+export function tryParse(text: string): unknown {
   // Too deep to clone or validate: left unparsed, so the loop answers it as invalid input.
   if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
   try {

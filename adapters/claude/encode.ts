@@ -1,22 +1,22 @@
 // ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
 // neutral history as Anthropic `messages`.
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import { InvalidOptionsError } from "../../src/errors.js";
 import type { ModelRequest, ToolChoice } from "../../src/provider.js";
 import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
+import { tryParse } from "./decode.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
 
 export interface BodySettings {
   model: string;
   maxTokens: number;
-  temperature: number | undefined;
-  topP: number | undefined;
-  topK: number | undefined;
-  stopSequences: string[] | undefined;
-  thinking: { budgetTokens: number } | undefined;
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  topK?: number | undefined;
+  stopSequences?: string[] | undefined;
+  thinking?: { budgetTokens: number } | undefined;
   structuredOutput: StructuredOutputMode;
   cache: CacheSetting;
 }
@@ -199,13 +199,8 @@ function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
 function toolInput(args: string): Record<string, unknown> {
   // Plain JSON.parse, not the tool layer's cleanJSON: what the model wrapped in prose or
   // fences was the model's mistake on that turn, and the replay only has to be valid.
-  if (args.trim() === "" || nestsDeeperThan(args, MAX_ARGUMENT_DEPTH)) return {};
-  try {
-    const v: unknown = JSON.parse(args);
-    return isRecord(v) ? v : {};
-  } catch {
-    return {};
-  }
+  const v = args.trim() === "" ? undefined : tryParse(args);
+  return isRecord(v) ? v : {};
 }
 
 const WIRE_ID = /^[a-zA-Z0-9_-]+$/;

@@ -7,18 +7,7 @@ import type { JSONSchema } from "../../src/schema.js";
 import { mapSubschemas } from "../../src/schema-walk.js";
 import { isRecord } from "./wire.js";
 
-const MOVED = [
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "maxItems",
-  "minProperties",
-  "maxProperties",
-] as const;
+const MOVED = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength maxItems minProperties maxProperties".split(" ");
 
 export function toOutputSchema(schema: JSONSchema): JSONSchema {
   return transform(schema) as JSONSchema;

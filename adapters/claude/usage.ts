@@ -27,19 +27,16 @@ export function toUsage(raw: unknown): Usage {
   return usage;
 }
 
+const FINISH: Record<string, FinishReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  tool_use: "tool-calls",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  refusal: "content-filter",
+};
+
 export function finishReason(stop: unknown): FinishReason {
-  switch (stop) {
-    case "end_turn":
-    case "stop_sequence":
-      return "stop";
-    case "tool_use":
-      return "tool-calls";
-    case "max_tokens":
-    case "model_context_window_exceeded":
-      return "length";
-    case "refusal":
-      return "content-filter";
-    default:
-      return "other";
-  }
+  // own keys only: a stop_reason of "constructor" is as unknown as any other
+  return typeof stop === "string" && Object.hasOwn(FINISH, stop) ? FINISH[stop]! : "other";
 }
