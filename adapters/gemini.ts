@@ -97,7 +97,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
       if (!isRecord(answer.body)) {
         throw new ProviderError({ provider: NAME, type: "invalid_response", message: "the response body is not a JSON object", requestId });
       }
-      return decodeBody(ctx, answer.body, true); // parsed for this request alone
+      return decodeBody(ctx, answer.body);
     };
 
     let usage = emptyUsage();

@@ -83,11 +83,11 @@ export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: D
 }
 
 /**
- * One generateContent body (already parsed). `owned`: the caller parsed the body for this
- * call alone (the adapter's own request), so its parts are kept as they are, not copied.
+ * One generateContent body, parsed for this call alone (the adapter's own response): its
+ * parts are kept as they are, not copied, as a stream's are.
  */
-export function decodeBody(ctx: DecodeContext, body: unknown, owned = false): Decoded {
-  const m = createMachine("json", ctx, owned);
+export function decodeBody(ctx: DecodeContext, body: unknown): Decoded {
+  const m = createMachine("json", ctx);
   m.push(body, undefined);
   return m.finish();
 }
@@ -110,10 +110,10 @@ interface OpenCall {
   args: ArgsAssembler;
 }
 
-function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "stream"): Machine {
+function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
   const provider = ctx.provider ?? "gemini";
-  // A stream's chunks are parsed by push() and held by nothing else, so their parts are kept
-  // as they are; a body decodeBody is given stays its caller's unless it says otherwise.
+  // The chunks (a stream's events, or the one body) were parsed for this response and are held
+  // by nothing else, so their parts are kept as they are: no copies.
   const parts: Part[] = [];
   const calls: ToolCall[] = [];
   let text = "";
@@ -136,11 +136,9 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "s
     }
   };
 
-  /** `copy`: the part is the caller's (a parsed event), so what is kept is a copy of it. */
-  const addCall = (given: Part, deltas: Delta[] | undefined, copy = false) => {
-    const argsJSON = given.functionCall!.args === undefined ? "{}" : JSON.stringify(given.functionCall!.args);
-    const part = copy ? copyCallPart(given, argsJSON) : given;
+  const addCall = (part: Part, deltas: Delta[] | undefined) => {
     const fc = part.functionCall!;
+    const argsJSON = fc.args === undefined ? "{}" : JSON.stringify(fc.args);
     const name = typeof fc.name === "string" ? fc.name : "";
     // Args that are not an object (a broken server) reach validation as they are; the
     // part kept for replay gets {} because the API takes only a Struct there.
@@ -167,7 +165,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "s
     const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
     if (!empty && fragments === undefined && fc.willContinue !== true) {
       closeOpen(deltas);
-      addCall(part, deltas, !owned);
+      addCall(part, deltas);
       return;
     }
     if (typeof fc.name === "string") {
@@ -193,7 +191,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "s
       deltas?.push(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
-      parts.push(owned ? part : copyPart(part));
+      parts.push(part);
       return;
     }
     const plain = onlyText(part);
@@ -201,7 +199,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "s
     const last = parts[parts.length - 1];
     const lastPlain = last !== undefined && typeof last.text === "string" && onlyText(last);
     if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
-    else parts.push(owned ? part : copyPart(part));
+    else parts.push(part);
   };
 
   return {
@@ -224,7 +222,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext, owned = mode === "s
         else {
           if (mode === "stream") closeOpen(deltas);
           if (typeof part.text === "string") onText(part, deltas);
-          else parts.push(owned ? part : structuredClone(part)); // a lone thoughtSignature, code execution, media: kept as is
+          else parts.push(part); // a lone thoughtSignature, code execution, media: kept as is
         }
       }
       if (typeof candidate.finishReason === "string") finishReason = candidate.finishReason;
@@ -305,27 +303,6 @@ function errorFromChunk(provider: string, error: unknown): ProviderError {
  */
 function callId(responseId: string | undefined, index: number, name: string, args: string, salt: number): string {
   return `call_${index}_${fnv1a36(`${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`)}`;
-}
-
-/**
- * A copy of a whole function-call part. structuredClone of each call was the decoder's
- * largest cost in a tool loop; the usual part (scalars around `functionCall: { name, args }`)
- * is copied by spreading and its args re-read from the JSON text addCall made anyway.
- * Any other nested value takes the general clone.
- */
-function copyCallPart(part: Part, argsJSON: string): Part {
-  const fc = part.functionCall!;
-  if (!flat(part, "functionCall") || !flat(fc as Record<string, unknown>, "args")) return structuredClone(part);
-  const copy: Record<string, unknown> = { ...fc };
-  if (fc.args !== undefined) copy.args = isRecord(fc.args) ? JSON.parse(argsJSON) : structuredClone(fc.args);
-  return { ...part, functionCall: copy };
-}
-
-const flat = (o: Record<string, unknown>, skip?: string) => Object.keys(o).every((k) => k === skip || typeof o[k] !== "object" || o[k] === null);
-
-/** A copy of a part: a spread when it holds only scalars (a text part), else the general clone. */
-function copyPart(part: Part): Part {
-  return flat(part) ? { ...part } : structuredClone(part);
 }
 
 /** True when a part holds nothing but text (and the thought flag): checked per streamed event, so without building key lists. */
