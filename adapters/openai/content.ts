@@ -30,7 +30,9 @@ export function responsesParts(parts: readonly ContentPart[], support: ContentSu
   return parts.map((p) => {
     if (p.type === "text") return { type: "input_text", text: p.text };
     if (p.type === "image") return { type: "input_image", image_url: imageURL(p, support), detail: "auto" };
-    checkFile(p, support, "responses");
+    const type = fileType(p, support);
+    if (type.startsWith("audio/") || type.startsWith("video/")) fail(p, support, "the Responses API takes documents, not audio or video, as files");
+    if (p.url !== undefined && !/^(https?|data):/i.test(p.url)) fail(p, support, "a file URL must be http(s): or data:");
     const data = inlineData(p);
     if (data === undefined) return { type: "input_file", file_url: p.url };
     return { type: "input_file", filename: filenameOf(p), file_data: data };
@@ -42,8 +44,11 @@ export function chatParts(parts: readonly ContentPart[], support: ContentSupport
   return parts.map((p) => {
     if (p.type === "text") return { type: "text", text: p.text };
     if (p.type === "image") return { type: "image_url", image_url: { url: imageURL(p, support) } };
-    checkFile(p, support, "chat");
-    return { type: "file", file: { filename: filenameOf(p), file_data: inlineData(p)! } };
+    const type = fileType(p, support);
+    const data = inlineData(p);
+    if (data === undefined) fail(p, support, "Chat Completions takes files as base64 data only (no file URLs); use the Responses API or inline the data");
+    if (type !== "application/pdf") fail(p, support, "Chat Completions takes PDF files only; use the Responses API for other documents");
+    return { type: "file", file: { filename: filenameOf(p), file_data: data } };
   });
 }
 
@@ -62,8 +67,13 @@ function fail(p: ImagePart | FilePart, support: ContentSupport, why: string): ne
   throw new UnsupportedContentError(support.provider, describe(p), why);
 }
 
+/** A part of a kind the server is not declared to take. */
+function notTaken(p: ImagePart | FilePart, support: ContentSupport, what: string): never {
+  return fail(p, support, `this server is not known to take ${what}${support.hint ? ` (${support.hint})` : ""}`);
+}
+
 function imageURL(p: ImagePart, support: ContentSupport): string {
-  if (!support.images) fail(p, support, `this server is not known to take images${support.hint ? ` (${support.hint})` : ""}`);
+  if (!support.images) notTaken(p, support, "images");
   const type = (p.mediaType ?? (p.url !== undefined ? mediaTypeOfDataURL(p.url) : undefined))?.toLowerCase();
   if (type !== undefined && !IMAGE_TYPES.has(type)) fail(p, support, "OpenAI takes PNG, JPEG, WEBP and GIF images");
   if (p.url !== undefined) {
@@ -73,17 +83,15 @@ function imageURL(p: ImagePart, support: ContentSupport): string {
   return `data:${p.mediaType};base64,${p.data}`;
 }
 
-function checkFile(p: FilePart, support: ContentSupport, api: "responses" | "chat"): void {
-  if (!support.files) fail(p, support, `this server is not known to take files${support.hint ? ` (${support.hint})` : ""}`);
+/**
+ * The checks both APIs make on a file part; its media type, lower-cased. Each API's own checks
+ * follow in responsesParts / chatParts, so a bundle carries only the messages of the API it uses.
+ */
+function fileType(p: FilePart, support: ContentSupport): string {
+  if (!support.files) notTaken(p, support, "files");
   const type = (p.mediaType ?? "").toLowerCase();
   if (type.startsWith("image/")) fail(p, support, "send images as image parts");
-  if (api === "chat") {
-    if (inlineData(p) === undefined) fail(p, support, "Chat Completions takes files as base64 data only (no file URLs); use the Responses API or inline the data");
-    if (type !== "application/pdf") fail(p, support, "Chat Completions takes PDF files only; use the Responses API for other documents");
-    return;
-  }
-  if (type.startsWith("audio/") || type.startsWith("video/")) fail(p, support, "the Responses API takes documents, not audio or video, as files");
-  if (p.url !== undefined && !/^(https?|data):/i.test(p.url)) fail(p, support, "a file URL must be http(s): or data:");
+  return type;
 }
 
 /** The part's bytes as a data URL, or undefined for a remote URL. */

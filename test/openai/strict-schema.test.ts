@@ -10,7 +10,7 @@ import { schemaError } from "../mock/openai-chat.js";
 
 function strict(schema: JSONSchema): JSONSchema {
   const r = toStrictSchema(schema);
-  if (!r.strict) throw new Error(`expected a strict schema, got ${r.path}: ${r.reason}`);
+  if (!r.strict) throw new Error(`expected a strict schema, got a schema without a strict form at ${r.path}`);
   return r.schema;
 }
 

@@ -18,9 +18,9 @@ const KiB = 1024;
 /** adapter → the bench agent module, a string only that adapter's code holds, and its budget. */
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
   "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 23.3 * KiB },
-  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26 * KiB },
-  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 26 * KiB },
-  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 23.4 * KiB },
+  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 22.6 * KiB },
+  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 21.7 * KiB },
+  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 21.4 * KiB },
   "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 24 * KiB },
 };
 
