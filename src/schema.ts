@@ -5,7 +5,7 @@
 // @cfworker/json-schema. One validator per schema: checking valibot input against its JSON
 // Schema form as well would do the work twice, and would put a JSON Schema interpreter in
 // every bundle.
-import * as v from "valibot";
+import type * as v from "valibot";
 import { UnsupportedSchemaError, type ValidationIssue } from "./errors.js";
 import { valibotToJSONSchema } from "./valibot-json-schema.js";
 
@@ -76,21 +76,21 @@ export function toJSONSchema(schema: SchemaInput, owner = "the schema"): JSONSch
 export type ValidateResult = { ok: true; value: unknown } | { ok: false; issues: ValidationIssue[] };
 export type ValidateFn = (value: unknown) => ValidateResult | Promise<ValidateResult>;
 
-/** The schema's own validator, as a ValidateFn (valibot directly; others through Standard Schema). */
+/**
+ * The schema's own validator, as a ValidateFn, through Standard Schema. A valibot schema is
+ * one too: its `~standard.validate` is `safeParse` under valibot's global config (async for
+ * an async schema), so no valibot parse function is bundled. Sync validation stays sync.
+ */
 export function compileValidator(schema: SchemaInput): ValidateFn {
-  if (isValibot(schema)) {
-    if (schema.async) return (value) => v.safeParseAsync(schema, value).then(fromValibot);
-    return (value) => fromValibot(v.safeParse(schema as v.GenericSchema, value));
-  }
-  const std = schema["~standard"];
-  return async (value) => {
-    const r = await std.validate(value);
-    return r.issues ? failed(r.issues) : { ok: true, value: r.value };
+  const std = (schema as StandardJSONSchemaLike)["~standard"];
+  return (value) => {
+    const r = std.validate(value);
+    return typeof (r as PromiseLike<unknown>).then === "function" ? Promise.resolve(r).then(fromResult) : fromResult(r as StandardResult<unknown>);
   };
 }
 
-function fromValibot(r: v.SafeParseResult<v.GenericSchema>): ValidateResult {
-  return r.success ? { ok: true, value: r.output } : failed(r.issues);
+function fromResult(r: StandardResult<unknown>): ValidateResult {
+  return r.issues ? failed(r.issues) : { ok: true, value: r.value };
 }
 
 /** Issues as ValidationIssues: a JSON Pointer-like path (valibot's path items and Standard Schema's keys alike). */
