@@ -37,21 +37,15 @@ export interface StreamDecoderOptions {
   requestId?: () => string | undefined;
 }
 
-/** A content block being assembled from its deltas: the pieces of each field, joined at the end. */
+/** The delta types whose pieces are joined into a field, and that field of the delta (text_delta's `text`, ...). */
+const DELTAS = ["text_delta", "thinking_delta", "signature_delta", "input_json_delta"];
+const FIELDS = ["text", "thinking", "signature", "partial_json"] as const;
+
+/** A content block being assembled from its deltas: the pieces of each field (as FIELDS), joined at the end. */
 interface Building {
   block: Block;
-  pieces: { text?: string[]; thinking?: string[]; signature?: string[]; partial_json?: string[] };
+  pieces: (string[] | undefined)[];
 }
-
-type Field = keyof Building["pieces"];
-
-/** A delta type → the field of the delta that carries its piece (text_delta's `text`, ...). */
-const FIELDS = new Map<unknown, Field>([
-  ["text_delta", "text"],
-  ["thinking_delta", "thinking"],
-  ["signature_delta", "signature"],
-  ["input_json_delta", "partial_json"],
-]);
 
 export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeStreamDecoder {
   const { onDelta } = options;
@@ -80,7 +74,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     // Some gateways put content into message_start; keep it as already-finished blocks.
     if (Array.isArray(message.content)) {
       message.content.forEach((b, i) => {
-        if (isBlock(b)) blocks.set(i, { block: b, pieces: {} });
+        if (isBlock(b)) blocks.set(i, { block: b, pieces: [] });
       });
     }
   };
@@ -90,7 +84,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
     if (!isBlock(data.content_block)) return fail(`content_block_start ${index} has no content block`);
     // `data` was parsed from this event's text inside push() and nothing else holds it, so the
     // block can be finished in place: no copy needed.
-    blocks.set(index, { block: data.content_block, pieces: {} });
+    blocks.set(index, { block: data.content_block, pieces: [] });
   };
 
   const onBlockDelta = (data: Record<string, unknown>) => {
@@ -103,15 +97,15 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
       (list as unknown[]).push(delta.citation);
       return;
     }
-    const field = FIELDS.get(delta.type);
-    if (!field) return; // a delta type from a newer API version: nothing here depends on it
-    const piece = stringOr(delta[field], "");
-    (b.pieces[field] ??= []).push(piece);
+    const kind = DELTAS.indexOf(delta.type as string);
+    if (kind < 0) return; // a delta type from a newer API version: nothing here depends on it
+    const piece = stringOr(delta[FIELDS[kind]!], "");
+    (b.pieces[kind] ??= []).push(piece);
     if (!piece || !onDelta) return;
     // Thinking is shown as reasoning; the block (with its signature) is still replayed whole.
-    if (field === "text") onDelta({ type: "text-delta", text: piece });
-    else if (field === "thinking") onDelta({ type: "reasoning-delta", text: piece });
-    else if (field === "partial_json" && b.block.type === "tool_use") {
+    if (kind === 0) onDelta({ type: "text-delta", text: piece });
+    else if (kind === 1) onDelta({ type: "reasoning-delta", text: piece });
+    else if (kind === 3 && b.block.type === "tool_use") {
       onDelta({ type: "tool-call-delta", callId: stringOr(b.block.id, ""), name: stringOr(b.block.name, ""), argsDelta: piece });
     }
   };
@@ -179,12 +173,10 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
 
 /** The finished block, and for a streamed tool call the argument text the model wrote. */
 function finalize({ block, pieces }: Building): { block: Block; raw: string | undefined } {
-  for (const field of ["text", "thinking", "signature"] as const) {
-    const p = pieces[field];
-    if (p) block[field] = stringOr(block[field], "") + p.join("");
-  }
-  if (!pieces.partial_json) return { block, raw: undefined };
-  const raw = pieces.partial_json.join("");
+  // text, thinking, signature: the pieces appended to what the block started with
+  for (let k = 0; k < 3; k++) if (pieces[k]) block[FIELDS[k]!] = stringOr(block[FIELDS[k]!], "") + pieces[k]!.join("");
+  if (!pieces[3]) return { block, raw: undefined };
+  const raw = pieces[3].join("");
   if (raw.trim() !== "") {
     // A block must carry an object `input` to be replayed; text that does not parse
     // (cut off by max_tokens) stays available to the loop as the raw arguments.
