@@ -51,9 +51,14 @@ export interface GeminiStreamDecoder extends StreamDecoder<string> {
   finishDecoded(): Decoded;
 }
 
+type Emit = ((delta: Delta) => void) | undefined;
+
 interface Machine {
-  /** Feeds one GenerateContentResponse. Throws ProviderError on an error object. */
-  push(chunk: unknown, deltas: Delta[] | undefined): void;
+  /**
+   * Feeds one GenerateContentResponse, its deltas to `emit` as they are found. Throws
+   * ProviderError on an error object, before anything of the chunk is taken or emitted.
+   */
+  push(chunk: unknown, emit: Emit): void;
   /** In stream mode, throws StreamError if no finishReason (or blockReason) came. */
   finish(): Decoded;
 }
@@ -62,7 +67,6 @@ interface Machine {
 export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: Delta) => void): GeminiStreamDecoder {
   const provider = ctx.provider ?? "gemini";
   const m = createMachine("stream", ctx);
-  const deltas: Delta[] | undefined = onDelta ? [] : undefined;
   return {
     push(data) {
       let chunk: unknown;
@@ -71,11 +75,7 @@ export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: D
       } catch {
         throw new StreamError(provider, `an event is not JSON: ${data.slice(0, 200)}`, { requestId: ctx.requestId?.() });
       }
-      m.push(chunk, deltas);
-      if (deltas && deltas.length > 0) {
-        for (const d of deltas) onDelta!(d);
-        deltas.length = 0;
-      }
+      m.push(chunk, onDelta);
     },
     finish: () => m.finish().response,
     finishDecoded: () => m.finish(),
@@ -136,7 +136,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     }
   };
 
-  const addCall = (part: Part, deltas: Delta[] | undefined) => {
+  const addCall = (part: Part, emit: Emit) => {
     const fc = part.functionCall!;
     const argsJSON = fc.args === undefined ? "{}" : JSON.stringify(fc.args);
     const name = typeof fc.name === "string" ? fc.name : "";
@@ -146,30 +146,30 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const id = typeof fc.id === "string" && fc.id ? fc.id : deriveId(name, argsJSON);
     calls.push({ id, name, arguments: argsJSON });
     parts.push(part);
-    deltas?.push({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
+    emit?.({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
   };
 
-  const closeOpen = (deltas: Delta[] | undefined) => {
+  const closeOpen = (emit: Emit) => {
     if (!open) return;
     const fc: Record<string, unknown> = { name: open.name, args: open.args.value() };
     if (open.id) fc.id = open.id;
     const part: Part = { functionCall: fc };
     if (open.thoughtSignature) part.thoughtSignature = open.thoughtSignature;
     open = undefined;
-    addCall(part, deltas);
+    addCall(part, emit);
   };
 
-  const onFunctionCall = (part: Part, deltas: Delta[] | undefined) => {
+  const onFunctionCall = (part: Part, emit: Emit) => {
     const fc = part.functionCall as Record<string, unknown>;
     const fragments = Array.isArray(fc.partialArgs) ? fc.partialArgs : undefined;
     const empty = fc.name === undefined && fc.args === undefined && fragments === undefined;
     if (!empty && fragments === undefined && fc.willContinue !== true) {
-      closeOpen(deltas);
-      addCall(part, deltas);
+      closeOpen(emit);
+      addCall(part, emit);
       return;
     }
     if (typeof fc.name === "string") {
-      closeOpen(deltas);
+      closeOpen(emit);
       open = {
         name: fc.name,
         id: typeof fc.id === "string" && fc.id ? fc.id : undefined,
@@ -180,15 +180,15 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     if (!open) return; // fragments for a call we never saw open: nothing to attach them to
     if (!open.thoughtSignature && typeof part.thoughtSignature === "string") open.thoughtSignature = part.thoughtSignature;
     if (fragments) open.args.add(fragments);
-    if (fc.willContinue !== true) closeOpen(deltas); // the empty `{}` (or a last fragment) ends the call
+    if (fc.willContinue !== true) closeOpen(emit); // the empty `{}` (or a last fragment) ends the call
   };
 
-  const onText = (part: Part, deltas: Delta[] | undefined) => {
+  const onText = (part: Part, emit: Emit) => {
     const t = part.text as string;
     const thought = part.thought === true;
     if (t) {
       if (!thought) text += t;
-      deltas?.push(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
+      emit?.(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
       parts.push(part);
@@ -203,7 +203,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
   };
 
   return {
-    push(chunk, deltas) {
+    push(chunk, emit) {
       if (!isRecord(chunk)) throw new StreamError(provider, `unexpected response chunk: ${JSON.stringify(chunk)?.slice(0, 200)}`);
       if (chunk.error !== undefined) throw errorFromChunk(provider, chunk.error);
       if (typeof chunk.responseId === "string") responseId ??= chunk.responseId;
@@ -218,10 +218,10 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       for (const p of list) {
         if (!isRecord(p)) continue;
         const part = p as Part;
-        if (isRecord(part.functionCall)) onFunctionCall(part, deltas);
+        if (isRecord(part.functionCall)) onFunctionCall(part, emit);
         else {
-          if (mode === "stream") closeOpen(deltas);
-          if (typeof part.text === "string") onText(part, deltas);
+          if (mode === "stream") closeOpen(emit);
+          if (typeof part.text === "string") onText(part, emit);
           else parts.push(part); // a lone thoughtSignature, code execution, media: kept as is
         }
       }
