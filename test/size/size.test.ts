@@ -46,8 +46,8 @@ describe("bundle size budget", () => {
     }
   });
 
-  it("0.2 features a minimal agent does not use stay out of it (fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
-    const shaken = ["src/fallback.ts", "src/stop.ts", "src/external-tool.ts", "src/json-schema.ts", "src/testing.ts"];
+  it("0.2 features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
+    const shaken = ["src/suspension.ts", "src/sign.ts", "src/trace.ts", "src/compaction.ts", "src/fallback.ts", "src/stop.ts", "src/external-tool.ts", "src/json-schema.ts", "src/testing.ts"];
     for (const { file } of Object.values(AGENTS)) {
       const inputs = Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
       expect(inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")), file).toEqual([]);
