@@ -201,23 +201,23 @@ export function toolOutput(content: ContentPart[]): ToolOutputContent {
 export function toOutput(value: unknown): ToolCallResult {
   if (typeof value === "string") return value;
   if (typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[OUTPUT] === true) return value as ToolOutputContent;
-  if (value === undefined) return "null";
   try {
-    return JSON.stringify(value, bigintReplacer) ?? "null";
+    // undefined (and a function) stringify to undefined: sent as null.
+    return JSON.stringify(value, bigints) ?? "null";
   } catch {
     return safeStringify(value);
   }
 }
 
-function bigintReplacer(_key: string, v: unknown): unknown {
+function bigints(_key: string, v: unknown): unknown {
   return typeof v === "bigint" ? v.toString() : v;
 }
 
 /** JSON.stringify that marks cycles instead of throwing (only reached when the fast path threw). */
 function safeStringify(value: unknown): string {
   const stack: unknown[] = [];
-  const replacer = function (this: unknown, _key: string, v: unknown): unknown {
-    if (typeof v === "bigint") return v.toString();
+  const replacer = function (this: unknown, key: string, v: unknown): unknown {
+    v = bigints(key, v);
     if (typeof v !== "object" || v === null) return v;
     // `this` is the holder; trim the stack back to it to track the current path only.
     while (stack.length > 0 && stack[stack.length - 1] !== this) stack.pop();
