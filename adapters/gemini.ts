@@ -158,10 +158,7 @@ function callIdsOf(messages: ModelRequest["messages"]): Set<string> {
 
 function generationConfigOf(o: GeminiOptions): GenerationConfig {
   const g: GenerationConfig = {};
-  if (o.maxOutputTokens !== undefined) g.maxOutputTokens = o.maxOutputTokens;
-  if (o.temperature !== undefined) g.temperature = o.temperature;
-  if (o.topP !== undefined) g.topP = o.topP;
-  if (o.topK !== undefined) g.topK = o.topK;
+  for (const k of ["maxOutputTokens", "temperature", "topP", "topK"] as const) if (o[k] !== undefined) g[k] = o[k];
   if (o.stopSequences !== undefined) g.stopSequences = [...o.stopSequences];
   if (o.thinking) {
     const t: NonNullable<GenerationConfig["thinkingConfig"]> = {};
