@@ -73,12 +73,13 @@ function markMessage(body: MessagesBody, index: number, control: Record<string, 
   return false;
 }
 
-/** Breakpoints already in the body (blocks a caller or a replayed turn brought). */
+/**
+ * Breakpoints already in the body: blocks a caller or a replayed turn brought. Only messages
+ * can hold one; encodeRequest builds the tools and the (string) system prompt without.
+ */
 function countMarks(body: MessagesBody): number {
   const marked = (b: unknown) => (isRecord(b) && b.cache_control != null ? 1 : 0);
   let n = 0;
-  for (const t of body.tools ?? []) n += marked(t);
-  if (Array.isArray(body.system)) for (const b of body.system) n += marked(b);
   for (const m of body.messages) {
     for (const b of m.content) {
       n += marked(b);
