@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { createClient, isToolloopError, tool, type Message } from "../../src/index.js";
+import { createClient, isToolloopError, suspension, tool, type Message } from "../../src/index.js";
 import type { UnsupportedContentError } from "../../src/errors.js";
 import type { ContentPart } from "../../src/messages.js";
 import { toolOutput } from "../../src/tool.js";
@@ -185,7 +185,7 @@ describe("a refused prompt loses nothing", () => {
   it("a refused or malformed prompt leaves the calls that wait for a decision waiting", async () => {
     const { mock, provider } = await setup([{ toolCalls: [{ name: "pay", input: { eur: 40 } }] }, { text: "paid" }]);
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: () => "ok" });
-    const client = createClient({ provider, tools: [pay] });
+    const client = createClient({ provider, tools: [pay], suspension: suspension() });
     expect((await client.run("pay 40")).status).toBe("suspended");
     const saved = client.history;
     const refused = await client.chat([{ type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);
