@@ -17,7 +17,7 @@ export function partBlocks(parts: readonly ContentPart[]): Block[] {
       if (p.text.trim() !== "") blocks.push({ type: "text", text: p.text }); // the API refuses blank text
     } else if (p.type === "image") blocks.push(imageBlock(p));
     else if (p.type === "file") blocks.push(documentBlock(p));
-    else throw new UnsupportedContentError("claude", describe(p), "not a content part type this adapter knows");
+    else throw unsupported(p, "not a content part type this adapter knows");
   }
   return blocks;
 }
