@@ -65,7 +65,8 @@ export class ToolloopError extends Error {
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(redact(message), options && "cause" in options ? { cause: redactCause(options.cause) } : options);
     this.code = code;
-    this.name = new.target.name;
+    // From the code (max_steps → MaxStepsError), not new.target.name: a minifier renames classes.
+    this.name = code.replace(/(?:^|_)(\w)/g, (_, c: string) => c.toUpperCase()).replace(/(Error)?$/, "Error");
   }
 }
 

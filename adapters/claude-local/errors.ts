@@ -49,6 +49,7 @@ export class ClaudeCliError extends ToolloopError {
     const stderr = init.stderr ?? "";
     const tail = stderr.trim() ? `\nstderr: ${stderr.trim()}` : "";
     super("cli_error", `claude-local: ${init.message}${tail}`, { cause: init.cause });
+    this.name = "ClaudeCliError"; // the code's name would be CliError
     this.reason = init.reason;
     this.command = init.command;
     this.exitCode = init.exitCode ?? undefined;
