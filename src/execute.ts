@@ -7,7 +7,6 @@ import { invokeTool, thrownText } from "./invoke.js";
 import type { Logger } from "./log.js";
 import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
-import { Semaphore } from "./semaphore.js";
 
 export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
 
@@ -60,28 +59,19 @@ export { CANCELLED_OUTPUT };
  * the caller decides what to do with the abort.
  */
 export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOptions): Promise<ExecutedCall[]> {
-  if (opts.parallel && calls.length > 1) {
-    const sem = new Semaphore(opts.maxParallel);
-    return Promise.all(
-      calls.map(async (call) => {
-        let release;
-        try {
-          release = await sem.acquire(opts.signal);
-        } catch {
-          return settle(cancelled(call), opts);
-        }
-        try {
-          return await runOne(call, opts);
-        } finally {
-          release();
-        }
-      }),
-    );
-  }
+  // `width` workers each take the next call in order until none is left: one worker is a
+  // sequential step, maxParallel of them bound a parallel one. Once the signal aborts, the
+  // calls not yet taken are answered "cancelled" without running.
+  const width = opts.parallel ? Math.min(opts.maxParallel, calls.length) : 1;
   const results: ExecutedCall[] = [];
-  for (const call of calls) {
-    results.push(opts.signal?.aborted ? settle(cancelled(call), opts) : await runOne(call, opts));
-  }
+  let next = 0;
+  const worker = async () => {
+    while (next < calls.length) {
+      const i = next++;
+      results[i] = opts.signal?.aborted ? settle(cancelled(calls[i]!), opts) : await runOne(calls[i]!, opts);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
   return results;
 }
 
