@@ -121,11 +121,12 @@ export interface OpenAIProvider extends Provider {
 
 /** OpenAI's Responses API. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
-  const base = openaiBase("openai", options);
-  // Kept small on purpose: the old `api: "chat"` must fail loudly, not send to /responses.
-  if (options.api !== undefined && options.api !== "responses") {
+  // Checked first (a program written for 0.1 may also lack the key): the old `api: "chat"` must
+  // fail loudly and name its replacement, not send to /responses.
+  if (options?.api !== undefined && options.api !== "responses") {
     throw new InvalidOptionsError(`openai() speaks the Responses API only; for Chat Completions use openaiChat() (got api: ${JSON.stringify(options.api)})`);
   }
+  const base = openaiBase("openai", options);
   return openaiProvider(options, responsesEndpoint(base, {
     provider: "openai",
     model: options.model,

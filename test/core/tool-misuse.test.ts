@@ -98,6 +98,7 @@ describe("provider factories without their required options", () => {
       [() => openaiChat({ apiKey: "k" } as never), /openaiChat\(\) needs a model/],
       [() => openai({ apiKey: "k", model: "m", api: "chat" } as never), /openai\(\) speaks the Responses API only; for Chat Completions use openaiChat\(\)/],
       [() => openai({ apiKey: "k", model: "m", api: "completions" } as never), /use openaiChat\(\)/],
+      [() => openai({ model: "m", api: "chat" } as never), /use openaiChat\(\)/], // before the missing key
       [() => openaiCompatible({ model: "m" } as never), /openaiCompatible\(\) needs a baseURL/],
       [() => gemini({ apiKey: "k" } as never), /gemini\(\) needs a model/],
       [() => (claude as (o?: unknown) => unknown)(), /claude\(\) needs a model/],
