@@ -38,15 +38,24 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, onRetry?: (m
       data = event = id = undefined;
       return;
     }
-    if (s.startsWith("data:", from)) {
+    const first = s.charCodeAt(from);
+    if (first === 100 /* d */ && s.startsWith("data:", from)) {
       // One space after the colon is the separator's, not the value's.
       const value = s.slice(s.charCodeAt(from + 5) === 32 ? from + 6 : from + 5, to);
       data = data === undefined ? value : `${data}\n${value}`;
       return;
     }
-    const text = s.slice(from, to);
+    if (first === 101 /* e */ && s.startsWith("event:", from)) {
+      // The other line every provider sends per event (Claude, Responses), also read in place.
+      event = s.slice(s.charCodeAt(from + 6) === 32 ? from + 7 : from + 6, to) || undefined;
+      return;
+    }
+    if (first !== 58 /* : a comment (keep-alive pings) */) other(s.slice(from, to));
+  }
+
+  /** Any other line (kept apart so the hot path above stays small enough to inline). */
+  function other(text: string): void {
     const colon = text.indexOf(":");
-    if (colon === 0) return; // a comment (keep-alive pings)
     const field = colon < 0 ? text : text.slice(0, colon);
     const value = colon < 0 ? "" : text.slice(text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
     if (field === "data") data = data === undefined ? value : `${data}\n${value}`;
