@@ -106,7 +106,7 @@ export function createClient(options: ClientOptions): Client {
   }
   const { provider } = options;
   if (!provider || typeof provider.generate !== "function") {
-    throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
+    throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiChat(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
   }
   const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
   // Cost features are layers around the provider; pricing innermost, so spans and totals see `cost`.
