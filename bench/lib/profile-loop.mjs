@@ -9,6 +9,7 @@
 //   node --cpu-prof --cpu-prof-dir=.tmp/prof bench/lib/profile-loop.mjs raw-gemini stream 100
 //   node bench/lib/profile-loop.mjs --top .tmp/prof/CPU.*.cpuprofile       self time by function
 //   node bench/lib/profile-loop.mjs --modules .tmp/prof/CPU.*.cpuprofile   self time by source module
+//   WARM=n: warm-up conversations before the measured ones (default 30)
 //   HEAP=.tmp/a.heapprofile node bench/lib/profile-loop.mjs …; … --top-heap .tmp/a.heapprofile
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -100,7 +101,7 @@ const cpu = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
-for (let i = 0; i < 30; i++) await agent.run();
+for (let i = 0; i < Number(process.env.WARM ?? 30); i++) await agent.run();
 // HEAP=file.heapprofile: a sampling profile of every allocation in the measured runs (collected
 // objects included), by allocating function; read it with --top-heap.
 const session = process.env.HEAP ? new (await import("node:inspector")).Session() : undefined;
