@@ -1,7 +1,6 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createClient, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
-import { Semaphore } from "../../src/semaphore.js";
 import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
 import { aborted, historyProblems, ticks } from "./helpers.js";
 
@@ -45,17 +44,16 @@ describe("execute: sequential (default)", () => {
 });
 
 describe("execute: parallel (parallelTools)", () => {
-  it("is used only when a step has more than one call", async () => {
-    const acquire = vi.spyOn(Semaphore.prototype, "acquire");
-    const { tool: t } = concurrencyProbe();
+  it("starts a step's calls in call order, each exactly once, and overlaps them", async () => {
+    const { probe, tool: t } = concurrencyProbe();
     const client = createClient({
       provider: scriptedProvider([{ toolCalls: calls(1) }, { toolCalls: calls(3) }, "ok"]),
       tools: [t],
       parallelTools: true,
     });
     await client.chat("go");
-    // the 1-call step took no slot; each of the 3 calls of the second step took one
-    expect(acquire).toHaveBeenCalledTimes(3);
+    expect(probe.started).toEqual([0, 0, 1, 2]);
+    expect(probe.max).toBe(3);
   });
 
   it("runs at most 5 at once by default, and exactly 5 while more wait", async () => {
