@@ -50,8 +50,8 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   if (output) tools.push(output.spec);
   if (tools.length) {
     body.tools = tools;
-    if (output) body.tool_choice = outputToolChoice(output, request, s.thinking !== undefined);
-    else body.tool_choice = toolChoice(request.toolChoice, s.thinking !== undefined);
+    const choice = output ? outputToolChoice(output, request, s.thinking !== undefined) : toolChoice(request.toolChoice, s.thinking !== undefined);
+    if (choice) body.tool_choice = choice;
   }
 
   if (s.thinking) body.thinking = { type: "enabled", budget_tokens: s.thinking.budgetTokens };
@@ -65,9 +65,12 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   return body;
 }
 
-/** The neutral toolChoice → tool_choice: "required" is Claude's "any", a name its "tool". */
-function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> {
-  if (choice === undefined || choice === "auto") return { type: "auto" };
+/**
+ * The neutral toolChoice → tool_choice: "required" is Claude's "any", a name its "tool";
+ * "auto" is the API's default, so it is left out (every byte is serialised on every step).
+ */
+function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> | undefined {
+  if (choice === undefined || choice === "auto") return undefined;
   if (choice === "none") return { type: "none" };
   // The API answers a forced tool with thinking on with a 400; say so before sending.
   if (thinking) {
@@ -183,7 +186,9 @@ function toolUse(c: ToolCall, ids: WireIds): ToolUseBlock {
 }
 
 function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
-  const block: ToolResultBlock = { type: "tool_result", tool_use_id: ids.result(r.callId), is_error: r.isError };
+  // is_error only when true: false is the API's default, and it was a tenth of a long loop's body.
+  const block: ToolResultBlock = { type: "tool_result", tool_use_id: ids.result(r.callId) };
+  if (r.isError) block.is_error = true;
   // Media go as blocks inside the result (text, image, document), else the text as it is.
   const content = r.content ? partBlocks(r.content) : r.output;
   // The API refuses an error result without content; an empty success needs none.

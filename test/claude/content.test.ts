@@ -108,7 +108,7 @@ describe("content parts inside a tool result", () => {
         else for await (const e of client.stream("fetch it")) events.push(e);
         const second = mock.requests[1]!.body as Body;
         const result = second.messages[2]!.content[0]!;
-        expect(result).toEqual({ type: "tool_result", tool_use_id: "toolu_shot", is_error: false, content: [{ type: "text", text: "here it is" }, c.block] });
+        expect(result).toEqual({ type: "tool_result", tool_use_id: "toolu_shot", content: [{ type: "text", text: "here it is" }, c.block] });
         if (mode === "stream") expect(events.find((e) => e.type === "tool-result")?.content).toEqual([{ type: "text", text: "here it is" }, c.part]);
 
         const saved = JSON.parse(JSON.stringify(client.history)) as Message[];

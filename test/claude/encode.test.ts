@@ -38,7 +38,7 @@ describe("history → messages", () => {
       {
         role: "user",
         content: [
-          { type: "tool_result", tool_use_id: "toolu_1", content: "21", is_error: false },
+          { type: "tool_result", tool_use_id: "toolu_1", content: "21" },
           { type: "text", text: "And tomorrow?" },
         ],
       },
@@ -84,7 +84,7 @@ describe("history → messages", () => {
     ]);
     expect(messages[2]!.content).toEqual([
       { type: "tool_result", tool_use_id: "a", content: "error", is_error: true },
-      { type: "tool_result", tool_use_id: "b", is_error: false },
+      { type: "tool_result", tool_use_id: "b" },
     ]);
     expect(validateRequest({ model: "m", max_tokens: 1, messages })).toBeUndefined();
   });

@@ -74,8 +74,8 @@ describe("claude: chat with tools", () => {
           input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
         },
       ],
-      tool_choice: { type: "auto" },
     });
+    expect(first.body.tool_choice).toBeUndefined(); // "auto" is the API's default
 
     const h = client.history;
     assertValidHistory(h);
@@ -92,7 +92,7 @@ describe("claude: chat with tools", () => {
           { type: "tool_use", id: call1.id, name: "get_weather", input: { city: "Paris" } },
         ],
       },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: call1.id, content: '{"city":"Paris","celsius":21}', is_error: false }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: call1.id, content: '{"city":"Paris","celsius":21}' }] },
     ]);
     expect(mock.requests[2]!.body.messages).toHaveLength(5);
     expect(client.lastRun?.usage.inputTokens).toBeGreaterThan(0);
@@ -114,8 +114,8 @@ describe("claude: chat with tools", () => {
     expect(turn).toEqual({
       role: "user",
       content: [
-        { type: "tool_result", tool_use_id: "toolu_01Paris", content: '{"city":"Paris","celsius":21}', is_error: false },
-        { type: "tool_result", tool_use_id: "toolu_02London", content: '{"city":"London","celsius":15}', is_error: false },
+        { type: "tool_result", tool_use_id: "toolu_01Paris", content: '{"city":"Paris","celsius":21}' },
+        { type: "tool_result", tool_use_id: "toolu_02London", content: '{"city":"London","celsius":15}' },
       ],
     });
     expect(mock.requests[1]!.body.messages[1].content.filter((b: { type: string }) => b.type === "tool_use")).toHaveLength(2);

@@ -23,8 +23,9 @@ const lookup = tool({ name: "Lookup", description: "Looks up.", input: v.object(
 const other = tool({ name: "other", description: "Other.", input: v.object({}), run: () => "x" });
 
 describe("toolChoice → tool_choice", () => {
-  const cases: [ToolChoice, Record<string, unknown>][] = [
-    ["auto", { type: "auto" }],
+  // "auto" is the API's default: left out of the body (undefined)
+  const cases: [ToolChoice, Record<string, unknown> | undefined][] = [
+    ["auto", undefined],
     ["none", { type: "none" }],
     ["required", { type: "any" }],
     [{ name: "Lookup" }, { type: "tool", name: "lookup" }],
@@ -43,7 +44,7 @@ describe("toolChoice → tool_choice", () => {
     const client = createClient({ provider, tools: [lookup, other], toolChoice: "required" });
     await client.chat("go");
     await client.chat("more", { toolChoice: "auto" });
-    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "any" }, { type: "any" }, { type: "auto" }]);
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "any" }, { type: "any" }, undefined]);
   });
 
   it("forced tool use with extended thinking is an InvalidOptionsError, and nothing is sent", async () => {
