@@ -264,7 +264,7 @@ export function renderReport(results, env) {
   // ---- 4. memory + import
   line("## 4. Memory and import time");
   line();
-  line(`Heap kept = \`heapUsed\` after exactly ${env.config.loop.heapLoops} conversations and a forced \`gc()\` (\`--expose-gc\`), minus \`heapUsed\``);
+  line(`Heap kept = \`heapUsed\` after exactly ${env.config.loop.heapLoops} conversations and a forced collection (\`gc()\` with timer turns between, so finalizers run; \`--expose-gc\`), minus \`heapUsed\``);
   line("before the SDK was imported (MB = 10⁶ bytes): the SDK's code, its module sources and whatever it keeps between");
   line("conversations (the client object is kept alive). Peak RSS of that process (all its loops). Import = ms to `import()` the");
   line("agent module (the SDK entry points it uses) in a fresh process, median of interleaved rounds.");
