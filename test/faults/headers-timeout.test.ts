@@ -32,7 +32,8 @@ describe("idleTimeout before the headers", () => {
   for (const [name, make] of Object.entries(providers)) {
     it(`${name}: a server that never sends headers fails with IdleTimeoutError, and history stays valid`, async () => {
       const before = requests;
-      const client = createClient({ provider: make(), idleTimeout: 150 });
+      // Long enough that the server has seen the request even on a loaded machine.
+      const client = createClient({ provider: make(), idleTimeout: 500 });
       const err = await client.chat("hi").catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "idle_timeout" });
       expect(requests).toBe(before + 1);
