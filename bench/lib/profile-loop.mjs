@@ -14,22 +14,42 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** `name file:line` of a profile node's function. */
+const functionKey = (f) => `${f.functionName || "(anon)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+
+/** The biggest entries of `totals` (key → amount), printed with `format`. */
+function printTop(totals, format) {
+  const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[4] ?? 40));
+  for (const [k, v] of rows) console.log(format(v), k);
+  process.exit(0);
+}
+
+/** Self time (ms) of a .cpuprofile, summed by `keyOf(callFrame)`. */
+function selfTime(file, keyOf) {
+  const prof = JSON.parse(readFileSync(file, "utf8"));
+  const dt = new Map();
+  for (let i = 0; i < prof.samples.length; i++) dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
+  const self = new Map();
+  for (const n of prof.nodes) {
+    const key = keyOf(n.callFrame);
+    self.set(key, (self.get(key) ?? 0) + (dt.get(n.id) ?? 0) / 1000);
+  }
+  return self;
+}
+
 if (process.argv[2] === "--top-heap") {
   // Allocated bytes per function (self), biggest first.
   const { head } = JSON.parse(readFileSync(process.argv[3], "utf8"));
   const self = new Map();
   const walk = (n) => {
-    const f = n.callFrame;
-    const key = `${f.functionName || "(anon)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+    const key = functionKey(n.callFrame);
     self.set(key, (self.get(key) ?? 0) + n.selfSize);
     n.children.forEach(walk);
   };
   walk(head);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`${(total / 1e6).toFixed(1)} MB sampled`);
-  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[4] ?? 40));
-  for (const [k, b] of rows) console.log((b / 1e6).toFixed(2).padStart(8), "MB", k);
-  process.exit(0);
+  printTop(self, (b) => `${(b / 1e6).toFixed(2).padStart(8)} MB`);
 }
 /** For a function in a bundle esbuild built unminified: the source module it came from (its `// path` comment above). */
 const modules = new Map();
@@ -49,37 +69,12 @@ function moduleOf(url, line) {
   return name;
 }
 
-if (process.argv[2] === "--modules") {
-  // Self time per source module of the agent bundle, and per group outside it.
-  const prof = JSON.parse(readFileSync(process.argv[3], "utf8"));
-  const dt = new Map();
-  for (let i = 0; i < prof.samples.length; i++) dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
-  const self = new Map();
-  for (const n of prof.nodes) {
-    const f = n.callFrame;
-    const key = moduleOf(f.url, f.lineNumber) ?? (f.url === "" ? f.functionName : f.url.includes("undici") ? "(undici)" : f.url.startsWith("node:") ? "(node internals)" : f.url.split("/").slice(-2).join("/"));
-    self.set(key, (self.get(key) ?? 0) + (dt.get(n.id) ?? 0) / 1000);
-  }
-  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[4] ?? 40));
-  for (const [k, ms] of rows) console.log(ms.toFixed(1).padStart(8), k);
-  process.exit(0);
-}
-
-if (process.argv[2] === "--top") {
-  // Self time per function (name + file:line), biggest first.
-  const prof = JSON.parse(readFileSync(process.argv[3], "utf8"));
-  const dt = new Map();
-  for (let i = 0; i < prof.samples.length; i++) dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
-  const self = new Map();
-  for (const n of prof.nodes) {
-    const f = n.callFrame;
-    const key = `${f.functionName || "(anon)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + (dt.get(n.id) ?? 0) / 1000);
-  }
-  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[4] ?? 40));
-  for (const [k, ms] of rows) console.log(ms.toFixed(1).padStart(8), k);
-  process.exit(0);
-}
+const groupOf = (f) =>
+  moduleOf(f.url, f.lineNumber) ?? (f.url === "" ? f.functionName : f.url.includes("undici") ? "(undici)" : f.url.startsWith("node:") ? "(node internals)" : f.url.split("/").slice(-2).join("/"));
+const ms = (v) => v.toFixed(1).padStart(8);
+// Self time per source module of the agent bundle (and per group outside it), or per function.
+if (process.argv[2] === "--modules") printTop(selfTime(process.argv[3], groupOf), ms);
+if (process.argv[2] === "--top") printTop(selfTime(process.argv[3], functionKey), ms);
 
 const [name = "toolloop-anthropic", mode = "json", n = "100"] = process.argv.slice(2);
 const { benchDir } = await import("./paths.mjs");
