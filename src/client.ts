@@ -5,7 +5,7 @@ import { formatIssues } from "./issues.js";
 import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
 import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
-import { checkMessage } from "./history.js";
+import { checkMessage, NEEDS_SUSPENSION } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
 import { runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
@@ -108,20 +108,17 @@ export function createClient(options: ClientOptions): Client {
   if (!provider || typeof provider.generate !== "function") {
     throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiChat(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
   }
-  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`));
   // Cost features are layers around the provider; pricing innermost, so spans and totals see `cost`.
   let model = options.pricing ? priced(provider, options.pricing) : provider;
   // Both come as values built by their helpers (tracing(), compaction()), so a client without
   // them ships none of their code; a plain object here is the 0.2 draft's form, refused clearly.
-  if (
-    (options.tracer && typeof options.tracer.attach !== "function") ||
-    (options.compaction && typeof options.compaction.attach !== "function") ||
-    (options.suspension && !options.suspension.suspender) ||
-    "secret" in options
-  ) {
-    throw new InvalidOptionsError("pass tracer: tracing(yourTracer), compaction: compaction({ maxInputTokens }) and suspension: suspension({ secret })");
+  // (A `suspension` that is not suspension()'s value gives none, and the tools that would
+  // wait are then refused by name, pointing at suspension().)
+  if ((options.tracer && typeof options.tracer.attach !== "function") || (options.compaction && typeof options.compaction.attach !== "function")) {
+    throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
   }
   const suspender = options.suspension?.suspender;
+  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`, suspender?.checkPending));
   const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
   const compaction = options.compaction?.attach(model);
@@ -170,11 +167,9 @@ export function createClient(options: ClientOptions): Client {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
     // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
-    if (suspender) {
-      if (call?.decisions) await suspender.apply(history, call.decisions, cfg, opts);
-    } else if (call?.decisions || history.some((m) => m.role === "tool" && m.results.some((r) => r.pending))) {
-      // Nothing could answer them, and a waiting result must never reach a provider.
-      throw new InvalidOptionsError(`decisions, and calls that wait for them, need ${NEEDS_SUSPENSION}`);
+    if (call?.decisions) {
+      if (!suspender) throw new InvalidOptionsError(`decisions need ${NEEDS_SUSPENSION}`);
+      await suspender.apply(history, call.decisions, cfg, opts);
     }
     const before = history.length;
     let uncancel: (() => void) | undefined;
@@ -229,7 +224,7 @@ export function createClient(options: ClientOptions): Client {
   return {
     setTools,
     add(message) {
-      history.push(checkMessage(message, "add()"));
+      history.push(checkMessage(message, "add()", suspender?.checkPending));
     },
     async chat(prompt, callOptions) {
       return done(await run(prompt, { signal: callOptions?.signal }, callOptions)).text;
@@ -241,7 +236,7 @@ export function createClient(options: ClientOptions): Client {
       return run(undefined, { signal: callOptions?.signal }, { ...callOptions, decisions });
     },
     get pending() {
-      return suspender ? suspender.pending(history) : [];
+      return suspender?.pending(history) ?? [];
     },
     async ask(prompt, schema, callOptions) {
       if (!isSchemaInput(schema)) {
@@ -292,8 +287,6 @@ export function createClient(options: ClientOptions): Client {
     },
   };
 }
-
-const NEEDS_SUSPENSION = "createClient({ suspension: suspension() })";
 
 /**
  * A call still waiting its turn behind another one rejects as soon as its signal aborts

@@ -2,8 +2,8 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
-import type { InputRequest, Tool } from "./tool.js";
-import { invokeTool, thrownText } from "./invoke.js";
+import type { Tool } from "./tool.js";
+import { invokeTool, thrownText, type Extend } from "./invoke.js";
 import type { Logger } from "./log.js";
 import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
@@ -24,16 +24,12 @@ export interface Resumed {
 
 /**
  * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
- * `hold` gives the call's result when it waits before its handler runs (or its approval rule
- * threw); `asker` backs ctx.requestInput for one invocation, and `result()` is then what the
- * suspended handler's call waits with (or the refusal of an answer that fails its schema).
+ * `run` either holds the call (it waits before its handler runs, or its approval rule threw)
+ * or calls `invoke` with an Extend behind ctx.requestInput, and returns the waiting result
+ * when the handler asked for something not answered yet.
  */
 export interface CallGate {
-  hold(tool: Tool, call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall | undefined>;
-  asker(call: ToolCall, opts: ExecuteOptions): {
-    ask(request: InputRequest, suspend: () => void): Promise<unknown>;
-    result(): ExecutedCall;
-  };
+  run(tool: Tool, call: ToolCall, opts: ExecuteOptions, invoke: (extend: Extend) => Promise<ExecutedCall>): Promise<ExecutedCall>;
 }
 
 export interface ExecuteOptions {
@@ -96,13 +92,15 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     logger.warn("tool error", { tool: name, error: message });
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
-  const gate = opts.suspend;
-  const held = await gate?.hold(tool, call, opts);
-  if (held) return settle(held, opts);
-  const asker = gate?.asker(call, opts);
+  const invoke = (extend?: Extend) => invokeOne(tool, call, name, opts, extend);
+  return settle(await (opts.suspend ? opts.suspend.run(tool, call, opts, invoke) : invoke()), opts);
+}
+
+/** Runs a known tool's handler and turns its outcome into the call's result. */
+async function invokeOne(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions, extend?: Extend): Promise<ExecutedCall> {
+  const { logger } = opts;
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, requestInput: asker?.ask });
-  if (outcome.kind === "suspended" && !opts.signal?.aborted) return asker!.result();
+  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend });
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {
@@ -142,7 +140,7 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
       }
     }
   }
-  return settle(r, opts);
+  return r;
 }
 
 /** maxToolOutput caps the text of a media result; images and files pass whole. */

@@ -2,7 +2,7 @@
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
 import { InvalidHistoryError } from "./errors.js";
-import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type ToolMessage, type ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolMessage, type ToolResult } from "./messages.js";
 
 
 /**
@@ -60,10 +60,18 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
   return true;
 }
 
-const PENDING_KINDS: readonly unknown[] = ["approval", "input", "external"];
+/** What a client needs before it can take decisions, or a history with calls that wait for them. */
+export const NEEDS_SUSPENSION = "createClient({ suspension: suspension() })";
 
-/** Checks the shape of a message handed in from outside (add(), createClient({ history })). */
-export function checkMessage(m: unknown, where: string): Message {
+/** Checks a result's `pending` state (suspension() has one); `fail` refuses it. */
+export type PendingCheck = (pending: unknown, fail: (why: string) => never) => PendingState;
+
+/**
+ * Checks the shape of a message handed in from outside (add(), createClient({ history })).
+ * A waiting call is refused without `pending`: nothing could answer it, and a waiting
+ * result must never reach a provider.
+ */
+export function checkMessage(m: unknown, where: string, pending?: PendingCheck): Message {
   const fail = (why: string): never => {
     throw new InvalidHistoryError(`${where}: ${why}`);
   };
@@ -102,11 +110,7 @@ export function checkMessage(m: unknown, where: string): Message {
             if (!Array.isArray(res.content)) fail('a tool result\'s "content" must be an array of content parts');
             out.content = checkParts(res.content as unknown as unknown[], `${where}.results.content`);
           }
-          if (res.pending !== undefined) {
-            const p = res.pending as ToolResult["pending"];
-            if (!PENDING_KINDS.includes(p?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
-            out.pending = structuredClone(p);
-          }
+          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a call that waits for a decision needs ${NEEDS_SUSPENSION}`);
           return out;
         }),
       };

@@ -19,12 +19,26 @@ export interface InvokeOptions {
   name?: string;
   logger: Logger;
   signal?: AbortSignal | undefined;
-  /**
-   * Backs ctx.requestInput. Resolves with a known answer, or calls `suspend()` (which ends
-   * the invocation as "suspended") and never settles.
-   */
-  requestInput?: (request: InputRequest, suspend: () => void) => Promise<unknown>;
+  /** Adds to the handler's context (ctx.requestInput: see askingWith). */
+  extend?: Extend | undefined;
 }
+
+/**
+ * Adds to a handler's context before it runs. `suspend(reason)` abandons the handler (its
+ * signal aborts with `reason`) and ends the invocation as "suspended".
+ */
+export type Extend = (ctx: ToolContext, suspend: (reason: unknown) => void) => void;
+
+/**
+ * The Extend behind ctx.requestInput: `ask` resolves with a known answer, or calls
+ * `suspend()` and never settles (the handler runs again from the start once it is answered).
+ * Only suspension() and the MCP server use it, so an agent without them ships none of it.
+ */
+export const askingWith =
+  (ask: (request: InputRequest, suspend: () => void) => Promise<unknown>): Extend =>
+  (ctx, suspend) => {
+    ctx.requestInput = (request) => ask(request, () => suspend(new DOMException("the run suspended for input", "AbortError")));
+  };
 
 /** Calls the tool, settling early on abort or the tool's timeout even if the handler ignores its signal. */
 export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Promise<Invocation> {
@@ -72,15 +86,10 @@ export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Prom
       callId: opts.callId,
       logger: opts.logger,
     };
-    const ask = opts.requestInput;
-    if (ask) {
-      ctx.requestInput = (request) =>
-        ask(request, () => {
-          // The handler is abandoned: it runs again from the start on resume.
-          abort(new DOMException("the run suspended for input", "AbortError"));
-          finish({ kind: "suspended" });
-        });
-    }
+    opts.extend?.(ctx, (reason) => {
+      abort(reason);
+      finish({ kind: "suspended" });
+    });
     let p: Promise<unknown>;
     try {
       p = tool.call(input, ctx);

@@ -129,17 +129,10 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   for (let step = 1; ; step++) {
     const last = stop || step > cfg.maxSteps;
     if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
-    let registry = cfg.registry;
-    let choice = cfg.toolChoice;
-    let system = cfg.system;
-    if (cfg.prepareStep) {
-      const p = await cfg.prepareStep({ step, history: structuredClone(history), usage });
-      if (p?.tools) registry = createRegistry(p.tools);
-      if (p?.toolChoice) choice = p.toolChoice;
-      if (p?.system !== undefined) system = p.system;
-    }
+    const p = (cfg.prepareStep && (await cfg.prepareStep({ step, history: structuredClone(history), usage }))) || {};
+    const registry = p.tools ? createRegistry(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
-    const response = await callModel(history, cfg, opts, registry, system, last ? "none" : choice);
+    const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
     const message: AssistantMessage = { role: "assistant", content: response.text };
@@ -181,7 +174,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     });
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
-    const waiting = gate && (await gate.seal(calls, results));
+    const waiting = await gate?.seal(calls, results);
     answer(history, message, results);
     const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);

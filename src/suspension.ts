@@ -7,10 +7,10 @@
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, type CallGate, type ExecutedCall, type Resumed } from "./execute.js";
-import { checkParts } from "./history.js";
+import { executeCalls, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
+import { checkParts, type PendingCheck } from "./history.js";
 import { formatIssues } from "./issues.js";
-import { thrownText } from "./invoke.js";
+import { askingWith, thrownText } from "./invoke.js";
 import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type StepGate } from "./loop.js";
 import { CANCELLED_OUTPUT, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
@@ -35,6 +35,8 @@ export interface Suspender extends StepGate {
   apply(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions): Promise<void>;
   /** Answers every waiting call as cancelled (a new prompt came instead); returns the undo. */
   cancel(history: Message[]): () => void;
+  /** Checks a saved history's pending state (add(), createClient({ history })). */
+  checkPending: PendingCheck;
   /** The error chat()/ask() reject with when a run suspends. */
   fail(pending: PendingCall[]): Error;
 }
@@ -58,10 +60,20 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       }
       return any;
     },
-    hold,
-    asker,
+    async run(tool, call, opts, invoke) {
+      const waiting = await hold(tool, call, opts);
+      if (waiting) return waiting;
+      const a = asker(call, opts);
+      const r = await invoke(askingWith(a.ask));
+      // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
+      return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
+    },
     apply: (history, decisions, cfg, opts) => applyDecisions(history, decisions, cfg, opts, sign),
     cancel: cancelPending,
+    checkPending(p, fail) {
+      if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
+      return structuredClone(p as PendingState);
+    },
     fail: (pending) => new SuspendedError(pending),
   };
   return { suspender };
@@ -109,7 +121,7 @@ function held(call: ToolCall, r: Pick<ExecutedCall, "output" | "isError" | "outc
 const waits = (call: ToolCall, pending: PendingState) => held(call, { output: "", isError: false, outcome: "ok", pending });
 
 /** Whether the call waits before its handler runs: an external tool, or one that needs approval. */
-const hold: CallGate["hold"] = async (tool, call, opts) => {
+async function hold(tool: Tool, call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall | undefined> {
   if (opts.resumed?.get(call.id)?.approved) return;
   if (tool.external) return waits(call, { kind: "external" });
   if (!tool.needsApproval) return;
@@ -119,7 +131,7 @@ const hold: CallGate["hold"] = async (tool, call, opts) => {
   } catch (err) {
     return held(call, { output: JSON.stringify({ error: thrownText(err).message }), isError: true, outcome: "error" });
   }
-};
+}
 
 /** needsApproval: true, or its function of the parsed (and, for tool()s, validated) input. */
 async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Promise<boolean> {
@@ -137,14 +149,14 @@ async function needsApproval(tool: Tool, call: ToolCall, ctx: ToolContext): Prom
 }
 
 /** ctx.requestInput for one invocation: the answers given so far, in order; the first unanswered question suspends. */
-const asker: CallGate["asker"] = (call, opts) => {
+function asker(call: ToolCall, opts: ExecuteOptions) {
   const prior = opts.resumed?.get(call.id);
   const answers = prior?.answers ?? [];
   let asked: InputRequest | undefined;
   let bad: string | undefined;
   let n = 0;
   return {
-    async ask(request, suspend) {
+    async ask(request: InputRequest, suspend: () => void): Promise<unknown> {
       const i = n++;
       if (i < answers.length) {
         // Checked each time (not only when new), so the handler always gets the schema's output.
@@ -156,7 +168,7 @@ const asker: CallGate["asker"] = (call, opts) => {
       suspend();
       return new Promise(() => {});
     },
-    result() {
+    result(): ExecutedCall {
       if (bad !== undefined) return held(call, { output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled", badAnswer: bad });
       const state: PendingState = { kind: "input", message: String(asked!.message) };
       const schema = answerSchema(asked!.schema);

@@ -1,7 +1,6 @@
 // ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
 // neutral history as Anthropic `messages`.
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
-import { InvalidOptionsError } from "../../src/errors.js";
 import type { ModelRequest, ToolChoice } from "../../src/provider.js";
 import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
@@ -50,7 +49,7 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
   if (output) tools.push(output.spec);
   if (tools.length) {
     body.tools = tools;
-    const choice = output ? outputToolChoice(output, request, s.thinking !== undefined) : toolChoice(request.toolChoice, s.thinking !== undefined);
+    const choice = output ? outputToolChoice(output, request, s.thinking !== undefined) : toolChoice(request.toolChoice);
     if (choice) body.tool_choice = choice;
   }
 
@@ -68,17 +67,12 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
 /**
  * The neutral toolChoice → tool_choice: "required" is Claude's "any", a name its "tool";
  * "auto" is the API's default, so it is left out (every byte is serialised on every step).
+ * Forced tool use with extended thinking on is left to the API, whose 400 says exactly that:
+ * a check here would ship in every agent for a mistake made once.
  */
-function toolChoice(choice: ToolChoice | undefined, thinking: boolean): Record<string, unknown> | undefined {
+function toolChoice(choice: ToolChoice | undefined): Record<string, unknown> | undefined {
   if (choice === undefined || choice === "auto") return undefined;
-  if (choice === "none") return { type: "none" };
-  // The API answers a forced tool with thinking on with a 400; say so before sending.
-  if (thinking) {
-    throw new InvalidOptionsError(
-      `claude: toolChoice ${JSON.stringify(choice)} forces tool use, which Claude refuses while extended thinking is on; use "auto" or turn thinking off`,
-    );
-  }
-  return choice === "required" ? { type: "any" } : { type: "tool", name: choice.name };
+  return choice === "none" ? { type: "none" } : choice === "required" ? { type: "any" } : { type: "tool", name: choice.name };
 }
 
 // ---------------------------------------------------------------------------------------

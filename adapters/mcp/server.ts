@@ -6,7 +6,7 @@
 // so the protocol can be tested on its own. A tool can never break the server: whatever
 // it throws becomes an isError result.
 import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../src/errors.js";
-import { invokeTool, thrownText } from "../../src/invoke.js";
+import { askingWith, invokeTool, thrownText } from "../../src/invoke.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
@@ -157,7 +157,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation), legacyAsk);
 
     logger.info("mcp tool call", { tool: name });
-    const outcome = await invokeTool(tool, JSON.stringify(args), { callId: String(req.id), logger, signal: ctx.signal, requestInput: bridge.requestInput });
+    const outcome = await invokeTool(tool, JSON.stringify(args), { callId: String(req.id), logger, signal: ctx.signal, extend: askingWith(bridge.requestInput) });
     switch (outcome.kind) {
       case "ok":
         return done({ content: outcome.content ? toMcpContent(outcome.content) : [{ type: "text", text: outcome.output }], isError: false });

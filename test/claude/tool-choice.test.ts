@@ -1,6 +1,6 @@
 // toolChoice on Claude: each neutral choice as its tool_choice on the wire (over HTTP, the
 // mock checking a named tool exists), with tool-mode ask() consistent with it, and forced
-// tool use with thinking refused before sending.
+// tool use with thinking refused by the API (the mock answers the 400 Anthropic does).
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude, type ClaudeOptions } from "../../adapters/claude.js";
@@ -47,15 +47,16 @@ describe("toolChoice → tool_choice", () => {
     expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "any" }, { type: "any" }, undefined]);
   });
 
-  it("forced tool use with extended thinking is an InvalidOptionsError, and nothing is sent", async () => {
-    const { mock, provider } = await setup([{ text: "never" }], { thinking: { budgetTokens: 1024 } });
-    for (const choice of ["required", { name: "lookup" }] as ToolChoice[]) {
-      const err = await provider
-        .generate({ messages: [{ role: "user", content: "go" }], tools: [{ name: "lookup", description: "", parameters: { type: "object" } }], webSearch: false, toolChoice: choice })
-        .catch((e: unknown) => e);
-      expect(isToolloopError(err, "invalid_options")).toBe(true);
+  it("forced tool use with extended thinking gets the API's own 400 (a ProviderError that says why), and the history stays valid", async () => {
+    const { mock, provider } = await setup([{ text: "fine" }], { thinking: { budgetTokens: 1024 } });
+    const client = createClient({ provider, tools: [lookup] });
+    for (const toolChoice of ["required", { name: "lookup" }] as ToolChoice[]) {
+      const err = await client.chat("go", { toolChoice }).catch((e: unknown) => e);
+      expect(isToolloopError(err, "provider_error")).toBe(true);
+      expect(err).toMatchObject({ status: 400, message: expect.stringContaining("Thinking may not be enabled when tool_choice forces tool use") });
     }
-    expect(mock.requests).toHaveLength(0);
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "any" }, { type: "tool", name: "lookup" }]);
+    expect(await client.chat("go")).toBe("fine");
   });
 });
 

@@ -471,22 +471,25 @@ describe("without suspension(), a client cannot wait and says so", () => {
     expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([], false)] })).not.toThrow();
   });
 
-  it("decisions, and a saved history with pending calls, are refused without sending anything; the history stays", async () => {
+  it("a saved history with pending calls is refused when loaded or added, and decisions when made, without sending anything", async () => {
     const provider = scriptedProvider(["never"]);
-    const client = createClient({ provider, history: saved });
+    expect(() => createClient({ provider, history: saved })).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringMatching(/^history\[2\]: .*suspension\(\)/) }));
+    const client = createClient({ provider, history: saved.slice(0, 2) });
+    expect(() => client.add(saved[2]!)).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringContaining("suspension()") }));
+    expect(client.history).toEqual(saved.slice(0, 2));
     expect(client.pending).toEqual([]);
-    await expect(client.resume([{ callId: "c", approved: true }])).rejects.toMatchObject({ code: "invalid_options" });
-    await expect(client.chat()).rejects.toMatchObject({ code: "invalid_options", message: expect.stringContaining("suspension()") });
+    await expect(client.resume([{ callId: "c", approved: true }])).rejects.toMatchObject({ code: "invalid_options", message: expect.stringContaining("suspension()") });
     expect(provider.requests).toHaveLength(0);
-    expect(client.history).toEqual(saved);
+    expect(client.history).toEqual(saved.slice(0, 2));
     // the same history resumes once the client has suspension()
     const resumed = createClient({ suspension: suspension(), provider: scriptedProvider(["paid"]), tools: [pay([])], history: saved });
     expect((await resumed.resume([{ callId: "c", approved: true }])).text).toBe("paid");
   });
 
-  it("the 0.2 draft's createClient({ secret }) is refused, pointing at suspension({ secret })", () => {
-    expect(() => createClient({ provider: scriptedProvider([]), secret: "s" } as never)).toThrow(expect.objectContaining({ code: "invalid_options", message: expect.stringContaining("suspension({ secret })") }));
-    expect(() => createClient({ provider: scriptedProvider([]), suspension: { secret: "s" } as never })).toThrow(expect.objectContaining({ code: "invalid_options" }));
+  it("the 0.2 draft's createClient({ secret }), or options in place of suspension()'s value, give no suspension: waiting tools are refused, pointing at suspension()", () => {
+    for (const options of [{ secret: "s" }, { suspension: { secret: "s" } }]) {
+      expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([])], ...options } as never)).toThrow(expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }));
+    }
   });
 
   it("a handler gets no ctx.requestInput, so it can tell it runs where nobody answers", async () => {
