@@ -129,25 +129,20 @@ export function createClient(options: ClientOptions): Client {
 
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
-  const stopWhen = options.stopWhen === undefined ? undefined : ([] as StopCondition[]).concat(options.stopWhen);
   const config = (call: CallOptions = {}): LoopConfig => ({
+    // prepareStep, onStepFinish, stopWhen, maxRetries, idleTimeout as the client has them
+    ...options,
     toolChoice: call.toolChoice ?? options.toolChoice,
-    prepareStep: options.prepareStep,
-    onStepFinish: options.onStepFinish,
-    stopWhen,
     suspend: suspender,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
     registry,
     system: call.system ?? options.systemPrompt,
-    maxSteps: call.maxSteps === undefined ? maxSteps : positiveInt(call.maxSteps, maxSteps, "maxSteps"),
+    maxSteps: positiveInt(call.maxSteps, maxSteps, "maxSteps"),
     parallel: options.parallelTools ?? false,
     maxParallel,
     maxToolOutput: options.maxToolOutput ?? DEFAULT_MAX_TOOL_OUTPUT,
-    finalAnswerOnMaxSteps: options.finalAnswerOnMaxSteps ?? false,
     logger: options.logger ?? silentLogger,
-    maxRetries: options.maxRetries,
-    idleTimeout: options.idleTimeout,
   });
 
   /** Runs `fn` after every earlier call on this client has settled. */
@@ -198,10 +193,7 @@ export function createClient(options: ClientOptions): Client {
     traces ? traces.run(() => runOnce(prompt, opts, call)) : runOnce(prompt, opts, call);
   const run = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
     serial(() => runNow(prompt, opts, call), opts.signal);
-  const done = (r: RunResult): RunResult => {
-    if (r.status === "suspended") throw suspender!.fail(r.pending);
-    return r;
-  };
+  const done = suspender?.done ?? ((r: RunResult) => r);
 
   const setTools = (tools: readonly Tool[]): void => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");

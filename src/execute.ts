@@ -25,11 +25,11 @@ export interface Resumed {
 /**
  * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
  * `run` either holds the call (it waits before its handler runs, or its approval rule threw)
- * or calls `invoke` with an Extend behind ctx.requestInput, and returns the waiting result
- * when the handler asked for something not answered yet.
+ * or runs it through invokeOne with an Extend behind ctx.requestInput, and returns the
+ * waiting result when the handler asked for something not answered yet.
  */
 export interface CallGate {
-  run(tool: Tool, call: ToolCall, opts: ExecuteOptions, invoke: (extend: Extend) => Promise<ExecutedCall>): Promise<ExecutedCall>;
+  run(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions): Promise<ExecutedCall>;
 }
 
 export interface ExecuteOptions {
@@ -92,12 +92,11 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     logger.warn("tool error", { tool: name, error: message });
     return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
   }
-  const invoke = (extend?: Extend) => invokeOne(tool, call, name, opts, extend);
-  return settle(await (opts.suspend ? opts.suspend.run(tool, call, opts, invoke) : invoke()), opts);
+  return settle(await (opts.suspend?.run ?? invokeOne)(tool, call, name, opts), opts);
 }
 
 /** Runs a known tool's handler and turns its outcome into the call's result. */
-async function invokeOne(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions, extend?: Extend): Promise<ExecutedCall> {
+export async function invokeOne(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions, extend?: Extend): Promise<ExecutedCall> {
   const { logger } = opts;
   const started = Date.now();
   const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend });

@@ -18,7 +18,7 @@ export type StreamEvent =
   | Delta
   | { type: "tool-call"; callId: string; name: string; input: unknown; arguments: string }
   | { type: "tool-result"; callId: string; name: string; output: string; isError: boolean; outcome: ToolOutcome; content?: ContentPart[] }
-  | { type: "step-finish"; step: number; finishReason: FinishReason; usage: Usage; provider?: string }
+  | StepResult
   | { type: "compaction"; removed: number; summaryTokens: number }
   | { type: "suspended"; pending: PendingCall[] }
   | ({ type: "finish" } & RunResult);
@@ -35,14 +35,20 @@ export interface PendingCall {
   schema?: unknown;
 }
 
-/** What onStepFinish gets (and stop conditions read as `lastStep`); `usage` is that step's own. */
+/**
+ * A finished step: the stream's `step-finish` event, what onStepFinish gets and what stop
+ * conditions read as `lastStep`. `usage` is that step's own; `provider` names the one that
+ * answered when a fallback() chain did.
+ */
 export interface StepResult {
+  type: "step-finish";
   step: number;
   text: string;
   toolCalls: ToolCall[];
   toolResults: ToolResult[];
   finishReason: FinishReason;
   usage: Usage;
+  provider?: string;
 }
 
 /** What prepareStep may change for the next model call (tools are Tool objects). */
@@ -63,14 +69,14 @@ export interface LoopConfig {
   parallel: boolean;
   maxParallel: number;
   maxToolOutput: number;
-  finalAnswerOnMaxSteps: boolean;
+  finalAnswerOnMaxSteps?: boolean | undefined;
   logger: Logger;
-  maxRetries: number | undefined;
-  idleTimeout: number | undefined;
+  maxRetries?: number | undefined;
+  idleTimeout?: number | undefined;
   toolChoice?: ToolChoice | undefined;
   prepareStep?: PrepareStep | undefined;
   onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
-  stopWhen?: readonly StopCondition[] | undefined;
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
   /** createClient({ suspension }): calls may wait for decisions. */
   suspend?: StepGate | undefined;
   /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
@@ -81,8 +87,8 @@ export interface LoopConfig {
 export interface StepGate extends CallGate {
   /** The calls in history that wait for a decision, in call order. */
   pending(history: readonly Message[]): PendingCall[];
-  /** Signs a step's pending results (with a secret); true if any result is pending. */
-  seal(calls: readonly ToolCall[], results: readonly ToolResult[]): Promise<boolean>;
+  /** After a step's results are in history: signs its pending ones (with a secret) and gives the calls that wait, if any. */
+  seal(calls: readonly ToolCall[], results: readonly ToolResult[], history: readonly Message[]): Promise<PendingCall[] | undefined>;
 }
 
 export interface RunOptions {
@@ -129,7 +135,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   for (let step = 1; ; step++) {
     const last = stop || step > cfg.maxSteps;
     if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
-    const p = (cfg.prepareStep && (await cfg.prepareStep({ step, history: structuredClone(history), usage }))) || {};
+    const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? createRegistry(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
@@ -141,8 +147,17 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     history.push(message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
     const stepFinished = async (toolResults: ToolResult[]) => {
-      emit({ type: "step-finish", step, finishReason: response.finishReason, usage: response.usage, ...(response.provider && { provider: response.provider }) });
-      const s: StepResult = { step, text: response.text, toolCalls: calls, toolResults, finishReason: response.finishReason, usage: response.usage };
+      const s: StepResult = {
+        type: "step-finish",
+        step,
+        text: response.text,
+        toolCalls: calls,
+        toolResults,
+        finishReason: response.finishReason,
+        usage: response.usage,
+        ...(response.provider && { provider: response.provider }),
+      };
+      emit(s);
       await cfg.onStepFinish?.(s);
       return s;
     };
@@ -162,25 +177,22 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       await stepFinished(notRun);
       throw new MaxStepsError(cfg.maxSteps);
     }
+    // parallel, maxParallel, maxToolOutput, logger and suspend as the run has them
     const executed = await executeCalls(calls, {
+      ...cfg,
       registry,
-      parallel: cfg.parallel,
-      maxParallel: cfg.maxParallel,
-      maxToolOutput: cfg.maxToolOutput,
-      logger: cfg.logger,
       signal,
-      suspend: gate,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
     });
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
-    const waiting = await gate?.seal(calls, results);
     answer(history, message, results);
+    const waiting = await gate?.seal(calls, results, history);
     const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
     // Calls that needed nothing have run (once); the rest wait in history for decisions.
-    if (waiting) return finish(response.text, step, gate!.pending(history));
-    stop = !!cfg.stopWhen?.some((c) => c({ steps: step, usage, lastStep: done }));
+    if (waiting) return finish(response.text, step, waiting);
+    stop = [cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }));
   }
 }
 
@@ -245,7 +257,7 @@ async function callModel(
     tools: registry.specs,
     webSearch: registry.webSearch,
     // A named tool is the registry's (lower-cased) name, as sent in `tools`.
-    toolChoice: typeof toolChoice === "object" ? { name: toolChoice.name.toLowerCase() } : (toolChoice ?? "auto"),
+    toolChoice: typeof toolChoice === "object" ? { name: toolChoice.name.toLowerCase() } : toolChoice,
   };
   if (system !== undefined) request.system = system;
   if (opts.responseSchema) request.responseSchema = opts.responseSchema;

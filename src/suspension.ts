@@ -7,11 +7,11 @@
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
+import { executeCalls, invokeOne, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
 import { checkParts, type PendingCheck } from "./history.js";
 import { formatIssues } from "./issues.js";
 import { askingWith, thrownText } from "./invoke.js";
-import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type StepGate } from "./loop.js";
+import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepGate } from "./loop.js";
 import { CANCELLED_OUTPUT, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
 import { createSigner, type Signer } from "./sign.js";
@@ -37,8 +37,8 @@ export interface Suspender extends StepGate {
   cancel(history: Message[]): () => void;
   /** Checks a saved history's pending state (add(), createClient({ history })). */
   checkPending: PendingCheck;
-  /** The error chat()/ask() reject with when a run suspends. */
-  fail(pending: PendingCall[]): Error;
+  /** chat() and ask() take a run's text: a suspended run rejects them with SuspendedError. */
+  done(r: RunResult): RunResult;
 }
 
 /** The value createClient({ suspension }) takes. */
@@ -51,20 +51,15 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
   const sign = options.secret === undefined ? undefined : createSigner(options.secret);
   const suspender: Suspender = {
     pending: pendingCalls,
-    async seal(calls, results) {
-      let any = false;
-      for (const r of results) {
-        if (!r.pending) continue;
-        any = true;
-        if (sign) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
-      }
-      return any;
+    async seal(calls, results, history) {
+      await signPending(calls, results, sign);
+      return results.some((r) => r.pending) ? pendingCalls(history) : undefined;
     },
-    async run(tool, call, opts, invoke) {
+    async run(tool, call, name, opts) {
       const waiting = await hold(tool, call, opts);
       if (waiting) return waiting;
       const a = asker(call, opts);
-      const r = await invoke(askingWith(a.ask));
+      const r = await invokeOne(tool, call, name, opts, askingWith(a.ask));
       // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
       return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
     },
@@ -74,9 +69,18 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
       return structuredClone(p as PendingState);
     },
-    fail: (pending) => new SuspendedError(pending),
+    done(r) {
+      if (r.status === "suspended") throw new SuspendedError(r.pending);
+      return r;
+    },
   };
   return { suspender };
+}
+
+/** Signs each pending result (with a secret): a decision for it is checked against the signature. */
+async function signPending(calls: readonly ToolCall[], results: readonly ToolResult[], sign: Signer | undefined): Promise<void> {
+  if (!sign) return;
+  for (const r of results) if (r.pending) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
 }
 
 /** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
@@ -276,7 +280,7 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
     const assistant = history[at - 1] as AssistantMessage;
     assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
     const results = (history[at] as { results: ToolResult[] }).results.map((r) => done.get(r.callId) ?? r);
-    await cfg.suspend!.seal(assistant.toolCalls, results);
+    await signPending(assistant.toolCalls, results, sign);
     history[at] = { role: "tool", results };
     for (const r of results) {
       if (done.has(r.callId) && !r.pending) {
