@@ -161,25 +161,19 @@ export function createClient(options: ClientOptions): Client {
   const runOnce = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
-    // Decisions first (a refused batch changes nothing); a prompt then cancels what still waits.
-    if (call?.decisions) {
-      if (!suspender) throw new InvalidOptionsError(`decisions need ${NEEDS_SUSPENSION}`);
-      await suspender.apply(history, call.decisions, cfg, opts);
-    }
+    // A malformed prompt, or a refused batch of decisions, changes nothing.
+    const message = prompt === undefined ? undefined : checkMessage({ role: "user", content: prompt }, "prompt");
+    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions need ${NEEDS_SUSPENSION}`);
+    const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
     const before = history.length;
-    let uncancel: (() => void) | undefined;
-    if (prompt !== undefined) {
-      const message = checkMessage({ role: "user", content: prompt }, "prompt"); // a malformed prompt changes nothing
-      uncancel = suspender?.cancel(history);
-      history.push(message);
-    }
+    if (message) history.push(message);
     let r: RunResult;
     try {
       r = await runLoop(history, cfg, opts);
     } catch (err) {
       // A prompt the provider refuses before sending anything (a part it cannot take) is taken
       // back, with what it cancelled: otherwise every later call would fail on the same part.
-      if (prompt !== undefined && isToolloopError(err, "unsupported_content") && history.length === before + 1) {
+      if (message && isToolloopError(err, "unsupported_content") && history.length === before + 1) {
         history.pop();
         uncancel?.();
       }

@@ -257,7 +257,7 @@ async function callModel(
     tools: registry.specs,
     webSearch: registry.webSearch,
     // A named tool is the registry's (lower-cased) name, as sent in `tools`.
-    toolChoice: typeof toolChoice === "object" ? { name: toolChoice.name.toLowerCase() } : toolChoice,
+    toolChoice: typeof toolChoice === "object" ? { name: toolChoice.name.toLowerCase() } : (toolChoice ?? "auto"),
   };
   if (system !== undefined) request.system = system;
   if (opts.responseSchema) request.responseSchema = opts.responseSchema;

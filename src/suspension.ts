@@ -31,10 +31,12 @@ export interface SuspensionOptions {
 
 /** What the client calls; everything a run needs to suspend and resume. */
 export interface Suspender extends StepGate {
-  /** Checks `decisions` as a batch and applies them (InvalidDecisionError, history untouched, if any is refused). */
-  apply(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions): Promise<void>;
-  /** Answers every waiting call as cancelled (a new prompt came instead); returns the undo. */
-  cancel(history: Message[]): () => void;
+  /**
+   * Before a run: checks `decisions` as a batch and applies them (InvalidDecisionError, history
+   * untouched, if any is refused); then, when a prompt comes, answers every call still waiting
+   * as cancelled and returns the undo.
+   */
+  before(history: Message[], decisions: readonly Decision[] | undefined, prompting: boolean, cfg: LoopConfig, opts: RunOptions): Promise<(() => void) | undefined>;
   /** Checks a saved history's pending state (add(), createClient({ history })). */
   checkPending: PendingCheck;
   /** chat() and ask() take a run's text: a suspended run rejects them with SuspendedError. */
@@ -63,8 +65,10 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
       return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
     },
-    apply: (history, decisions, cfg, opts) => applyDecisions(history, decisions, cfg, opts, sign),
-    cancel: cancelPending,
+    async before(history, decisions, prompting, cfg, opts) {
+      if (decisions) await applyDecisions(history, decisions, cfg, opts, sign);
+      return prompting ? cancelPending(history) : undefined;
+    },
     checkPending(p, fail) {
       if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
       return structuredClone(p as PendingState);

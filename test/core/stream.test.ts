@@ -50,9 +50,18 @@ describe("stream()", () => {
       output: '{"city":"Paris","celsius":21}',
       isError: false,
     });
+    // step-finish is the StepResult onStepFinish gets: the step's text, calls and results too
     expect(events.filter((e) => e.type === "step-finish")).toEqual([
-      { type: "step-finish", step: 1, finishReason: "tool-calls", usage: { inputTokens: 7, outputTokens: 3 } },
-      { type: "step-finish", step: 2, finishReason: "stop", usage: { inputTokens: 11, outputTokens: 9 } },
+      {
+        type: "step-finish",
+        step: 1,
+        text: "Looking it up for you",
+        toolCalls: [{ id: "w1", name: "weather", arguments: '{"city":"Paris"}' }],
+        toolResults: [{ callId: "w1", name: "weather", output: '{"city":"Paris","celsius":21}', isError: false }],
+        finishReason: "tool-calls",
+        usage: { inputTokens: 7, outputTokens: 3 },
+      },
+      { type: "step-finish", step: 2, text: "It is 21 degrees in Paris today.", toolCalls: [], toolResults: [], finishReason: "stop", usage: { inputTokens: 11, outputTokens: 9 } },
     ]);
     expect(events.at(-1)).toMatchObject({
       type: "finish",
