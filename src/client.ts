@@ -118,7 +118,7 @@ export function createClient(options: ClientOptions): Client {
     throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
   }
   const suspender = options.suspension?.suspender;
-  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`, suspender?.checkPending));
+  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`, suspender?.check));
   const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
   const compaction = options.compaction?.attach(model);
@@ -163,7 +163,7 @@ export function createClient(options: ClientOptions): Client {
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
     const message = prompt === undefined ? undefined : checkMessage({ role: "user", content: prompt }, "prompt");
-    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions need ${NEEDS_SUSPENSION}`);
+    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions answer a call that ${NEEDS_SUSPENSION}`);
     const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
     const before = history.length;
     if (message) history.push(message);
@@ -201,7 +201,7 @@ export function createClient(options: ClientOptions): Client {
     }
     // Without suspension() such a tool could never be answered; say so now, not mid-run.
     const waits = !suspender && tools.find((t) => t.external || t.needsApproval);
-    if (waits) throw new InvalidToolError(`tool "${waits.name}" waits for decisions, so it needs ${NEEDS_SUSPENSION}`);
+    if (waits) throw new InvalidToolError(`tool "${waits.name}" ${NEEDS_SUSPENSION}`);
     provider.checkTools?.(next.specs);
     registry = next;
   };
@@ -210,7 +210,7 @@ export function createClient(options: ClientOptions): Client {
   return {
     setTools,
     add(message) {
-      history.push(checkMessage(message, "add()", suspender?.checkPending));
+      history.push(checkMessage(message, "add()", suspender?.check));
     },
     async chat(prompt, callOptions) {
       return done(await run(prompt, { signal: callOptions?.signal }, callOptions)).text;

@@ -2,7 +2,6 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "./errors.js";
-import type { Tool } from "./tool.js";
 import { invokeTool, thrownText, type Extend } from "./invoke.js";
 import type { Logger } from "./log.js";
 import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
@@ -24,12 +23,12 @@ export interface Resumed {
 
 /**
  * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
- * `run` either holds the call (it waits before its handler runs, or its approval rule threw)
- * or runs it through invokeOne with an Extend behind ctx.requestInput, and returns the
- * waiting result when the handler asked for something not answered yet.
+ * `run` takes runOne's place: it holds the call (it waits before its handler runs, or its
+ * approval rule threw), or runs it through runOne with an `extend` behind ctx.requestInput
+ * and returns the waiting result when the handler asked for something not answered yet.
  */
 export interface CallGate {
-  run(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions): Promise<ExecutedCall>;
+  run(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall>;
 }
 
 export interface ExecuteOptions {
@@ -41,6 +40,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** createClient({ suspension }): lets calls wait for decisions. */
   suspend?: CallGate | undefined;
+  /** Adds to each handler's context (the gate's ctx.requestInput). */
+  extend?: Extend | undefined;
   /** Calls resumed after a suspension, by call id. */
   resumed?: ReadonlyMap<string, Resumed>;
   /** Called as each call settles (in completion order); not for calls left pending. */
@@ -64,7 +65,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
   const worker = async () => {
     while (next < calls.length) {
       const i = next++;
-      results[i] = opts.signal?.aborted ? settle(cancelled(calls[i]!), opts) : await runOne(calls[i]!, opts);
+      results[i] = settle(opts.signal?.aborted ? cancelled(calls[i]!) : await (opts.suspend?.run ?? runOne)(calls[i]!, opts), opts);
     }
   };
   await Promise.all(Array.from({ length: width }, worker));
@@ -80,7 +81,8 @@ function settle(r: ExecutedCall, opts: ExecuteOptions): ExecutedCall {
   return r;
 }
 
-async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall> {
+/** Runs one call and turns its outcome into the call's result. */
+export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall> {
   const { logger } = opts;
   const name = call.name.toLowerCase();
   const tool = opts.registry.tools.get(name);
@@ -90,16 +92,10 @@ async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCal
     const known = [...opts.registry.tools.keys()].join(", ") || "none";
     const message = `unknown tool "${call.name}"; available tools: ${known}`;
     logger.warn("tool error", { tool: name, error: message });
-    return settle(result(call, name, errorJSON(message), "unknown_tool", opts), opts);
+    return result(call, name, errorJSON(message), "unknown_tool", opts);
   }
-  return settle(await (opts.suspend?.run ?? invokeOne)(tool, call, name, opts), opts);
-}
-
-/** Runs a known tool's handler and turns its outcome into the call's result. */
-export async function invokeOne(tool: Tool, call: ToolCall, name: string, opts: ExecuteOptions, extend?: Extend): Promise<ExecutedCall> {
-  const { logger } = opts;
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend });
+  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend: opts.extend });
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {

@@ -60,8 +60,8 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
   return true;
 }
 
-/** What a client needs before it can take decisions, or a history with calls that wait for them. */
-export const NEEDS_SUSPENSION = "createClient({ suspension: suspension() })";
+/** Why a client without suspension() refuses a tool that would wait, a waiting call and decisions. */
+export const NEEDS_SUSPENSION = "waits for a decision, which needs createClient({ suspension: suspension() })";
 
 /** Checks a result's `pending` state (suspension() has one); `fail` refuses it. */
 export type PendingCheck = (pending: unknown, fail: (why: string) => never) => PendingState;
@@ -110,7 +110,7 @@ export function checkMessage(m: unknown, where: string, pending?: PendingCheck):
             if (!Array.isArray(res.content)) fail('a tool result\'s "content" must be an array of content parts');
             out.content = checkParts(res.content as unknown as unknown[], `${where}.results.content`);
           }
-          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a call that waits for a decision needs ${NEEDS_SUSPENSION}`);
+          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`the call ${NEEDS_SUSPENSION}`);
           return out;
         }),
       };

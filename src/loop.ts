@@ -125,7 +125,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     emit({ type: "finish", ...r });
     return r;
   };
-  let stop = false;
+  // A stop condition that holds makes the next call the last, as reaching maxSteps does with finalAnswerOnMaxSteps.
+  let { maxSteps, finalAnswerOnMaxSteps: answerLast } = cfg;
   // Still waiting: no request is made (a pending result must never reach a provider).
   // (Without suspension() the client refuses a history with waiting calls before it gets here.)
   const gate = cfg.suspend;
@@ -133,8 +134,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   if (waiting?.length) return finish("", 0, waiting);
 
   for (let step = 1; ; step++) {
-    const last = stop || step > cfg.maxSteps;
-    if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
+    const last = step > maxSteps;
+    if (last && !answerLast) throw new MaxStepsError(maxSteps);
     const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? createRegistry(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
@@ -170,12 +171,12 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (onEvent) {
       for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name.toLowerCase(), input: tryParse(c.arguments), arguments: c.arguments });
     }
-    if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
+    if (step === maxSteps && !answerLast) {
       // No model call will read these results, so the tools are not run; the history still gets answers.
       const notRun = calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true }));
       answer(history, message, notRun);
       await stepFinished(notRun);
-      throw new MaxStepsError(cfg.maxSteps);
+      throw new MaxStepsError(maxSteps);
     }
     // parallel, maxParallel, maxToolOutput, logger and suspend as the run has them
     const executed = await executeCalls(calls, {
@@ -192,7 +193,10 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (signal?.aborted) throw abortReason(signal);
     // Calls that needed nothing have run (once); the rest wait in history for decisions.
     if (waiting) return finish(response.text, step, waiting);
-    stop = [cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }));
+    if ([cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }))) {
+      maxSteps = step;
+      answerLast = true;
+    }
   }
 }
 

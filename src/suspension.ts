@@ -7,7 +7,7 @@
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, invokeOne, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
+import { executeCalls, runOne, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
 import { checkParts, type PendingCheck } from "./history.js";
 import { formatIssues } from "./issues.js";
 import { askingWith, thrownText } from "./invoke.js";
@@ -38,7 +38,7 @@ export interface Suspender extends StepGate {
    */
   before(history: Message[], decisions: readonly Decision[] | undefined, prompting: boolean, cfg: LoopConfig, opts: RunOptions): Promise<(() => void) | undefined>;
   /** Checks a saved history's pending state (add(), createClient({ history })). */
-  checkPending: PendingCheck;
+  check: PendingCheck;
   /** chat() and ask() take a run's text: a suspended run rejects them with SuspendedError. */
   done(r: RunResult): RunResult;
 }
@@ -57,11 +57,12 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       await signPending(calls, results, sign);
       return results.some((r) => r.pending) ? pendingCalls(history) : undefined;
     },
-    async run(tool, call, name, opts) {
-      const waiting = await hold(tool, call, opts);
+    async run(call, opts) {
+      const tool = opts.registry.tools.get(call.name.toLowerCase());
+      const waiting = tool && (await hold(tool, call, opts));
       if (waiting) return waiting;
       const a = asker(call, opts);
-      const r = await invokeOne(tool, call, name, opts, askingWith(a.ask));
+      const r = await runOne(call, { ...opts, extend: askingWith(a.ask) });
       // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
       return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
     },
@@ -69,7 +70,7 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       if (decisions) await applyDecisions(history, decisions, cfg, opts, sign);
       return prompting ? cancelPending(history) : undefined;
     },
-    checkPending(p, fail) {
+    check(p, fail) {
       if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
       return structuredClone(p as PendingState);
     },

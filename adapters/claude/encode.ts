@@ -71,8 +71,8 @@ export function encodeRequest(request: ModelRequest, s: BodySettings, output: Ou
  * a check here would ship in every agent for a mistake made once.
  */
 function toolChoice(choice: ToolChoice | undefined): Record<string, unknown> | undefined {
-  if (choice === undefined || choice === "auto") return undefined;
-  return choice === "none" ? { type: "none" } : choice === "required" ? { type: "any" } : { type: "tool", name: choice.name };
+  if (typeof choice === "object") return { type: "tool", name: choice.name };
+  if (choice === "none" || choice === "required") return { type: choice === "none" ? "none" : "any" };
 }
 
 // ---------------------------------------------------------------------------------------
