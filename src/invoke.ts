@@ -24,10 +24,10 @@ export interface InvokeOptions {
 }
 
 /**
- * Adds to a handler's context before it runs. `suspend(reason)` abandons the handler (its
- * signal aborts with `reason`) and ends the invocation as "suspended".
+ * Adds to a handler's context before it runs. It may abandon the handler: `abort` aborts
+ * the handler's signal, `finish` settles the invocation (as "suspended").
  */
-export type Extend = (ctx: ToolContext, suspend: (reason: unknown) => void) => void;
+export type Extend = (ctx: ToolContext, abort: (reason: unknown) => void, finish: (outcome: Invocation) => void) => void;
 
 /**
  * The Extend behind ctx.requestInput: `ask` resolves with a known answer, or calls
@@ -36,8 +36,12 @@ export type Extend = (ctx: ToolContext, suspend: (reason: unknown) => void) => v
  */
 export const askingWith =
   (ask: (request: InputRequest, suspend: () => void) => Promise<unknown>): Extend =>
-  (ctx, suspend) => {
-    ctx.requestInput = (request) => ask(request, () => suspend(new DOMException("the run suspended for input", "AbortError")));
+  (ctx, abort, finish) => {
+    ctx.requestInput = (request) =>
+      ask(request, () => {
+        abort(new DOMException("the run suspended for input", "AbortError"));
+        finish({ kind: "suspended" });
+      });
   };
 
 /** Calls the tool, settling early on abort or the tool's timeout even if the handler ignores its signal. */
@@ -86,10 +90,7 @@ export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Prom
       callId: opts.callId,
       logger: opts.logger,
     };
-    opts.extend?.(ctx, (reason) => {
-      abort(reason);
-      finish({ kind: "suspended" });
-    });
+    opts.extend?.(ctx, abort, finish);
     let p: Promise<unknown>;
     try {
       p = tool.call(input, ctx);

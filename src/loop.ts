@@ -83,12 +83,10 @@ export interface LoopConfig {
   compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
 }
 
-/** What the loop needs of suspension() (see suspension.ts) besides running calls. */
+/** What the loop needs of suspension() (see suspension.ts) besides running (and signing) calls. */
 export interface StepGate extends CallGate {
   /** The calls in history that wait for a decision, in call order. */
   pending(history: readonly Message[]): PendingCall[];
-  /** After a step's results are in history: signs its pending ones (with a secret) and gives the calls that wait, if any. */
-  seal(calls: readonly ToolCall[], results: readonly ToolResult[], history: readonly Message[]): Promise<PendingCall[] | undefined>;
 }
 
 export interface RunOptions {
@@ -188,11 +186,11 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
     answer(history, message, results);
-    const waiting = await gate?.seal(calls, results, history);
     const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
     // Calls that needed nothing have run (once); the rest wait in history for decisions.
-    if (waiting) return finish(response.text, step, waiting);
+    const waiting = gate?.pending(history);
+    if (waiting?.length) return finish(response.text, step, waiting);
     if ([cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }))) {
       maxSteps = step;
       answerLast = true;

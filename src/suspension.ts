@@ -53,18 +53,11 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
   const sign = options.secret === undefined ? undefined : createSigner(options.secret);
   const suspender: Suspender = {
     pending: pendingCalls,
-    async seal(calls, results, history) {
-      await signPending(calls, results, sign);
-      return results.some((r) => r.pending) ? pendingCalls(history) : undefined;
-    },
     async run(call, opts) {
-      const tool = opts.registry.tools.get(call.name.toLowerCase());
-      const waiting = tool && (await hold(tool, call, opts));
-      if (waiting) return waiting;
-      const a = asker(call, opts);
-      const r = await runOne(call, { ...opts, extend: askingWith(a.ask) });
-      // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
-      return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
+      const r = await gated(call, opts);
+      // Signed where it is made: a decision for it is checked against the signature.
+      if (r.pending && sign) r.pending.signature = await sign(call, r.pending);
+      return r;
     },
     async before(history, decisions, prompting, cfg, opts) {
       if (decisions) await applyDecisions(history, decisions, cfg, opts, sign);
@@ -82,10 +75,15 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
   return { suspender };
 }
 
-/** Signs each pending result (with a secret): a decision for it is checked against the signature. */
-async function signPending(calls: readonly ToolCall[], results: readonly ToolResult[], sign: Signer | undefined): Promise<void> {
-  if (!sign) return;
-  for (const r of results) if (r.pending) r.pending.signature = await sign(calls.find((c) => c.id === r.callId)!, r.pending);
+/** A call's result: waiting before its handler runs, waiting for the input its handler asked for, or run. */
+async function gated(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall> {
+  const tool = opts.registry.tools.get(call.name.toLowerCase());
+  const waiting = tool && (await hold(tool, call, opts));
+  if (waiting) return waiting;
+  const a = asker(call, opts);
+  const r = await runOne(call, { ...opts, extend: askingWith(a.ask) });
+  // Cancelled without an abort: the handler asked for input (suspended); aborted, it stays cancelled.
+  return r.outcome === "cancelled" && !opts.signal?.aborted ? a.result() : r;
 }
 
 /** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
@@ -285,7 +283,6 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
     const assistant = history[at - 1] as AssistantMessage;
     assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
     const results = (history[at] as { results: ToolResult[] }).results.map((r) => done.get(r.callId) ?? r);
-    await signPending(assistant.toolCalls, results, sign);
     history[at] = { role: "tool", results };
     for (const r of results) {
       if (done.has(r.callId) && !r.pending) {
