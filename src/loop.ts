@@ -125,13 +125,14 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   };
   // A stop condition that holds makes the next call the last, as reaching maxSteps does with finalAnswerOnMaxSteps.
   let { maxSteps, finalAnswerOnMaxSteps: answerLast } = cfg;
-  // Still waiting: no request is made (a pending result must never reach a provider).
-  // (Without suspension() the client refuses a history with waiting calls before it gets here.)
-  const gate = cfg.suspend;
-  const waiting = gate?.pending(history);
-  if (waiting?.length) return finish("", 0, waiting);
+  let text = ""; // the last step's, for a run that suspends
 
   for (let step = 1; ; step++) {
+    // Calls wait (from a saved history, or the step before): no request is made, since a
+    // pending result must never reach a provider. Calls that needed nothing have run (once).
+    // (Without suspension() the client refuses a history with waiting calls before it gets here.)
+    const waiting = cfg.suspend?.pending(history);
+    if (waiting?.length) return finish(text, step - 1, waiting);
     const last = step > maxSteps;
     if (last && !answerLast) throw new MaxStepsError(maxSteps);
     const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
@@ -188,9 +189,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     answer(history, message, results);
     const done = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
-    // Calls that needed nothing have run (once); the rest wait in history for decisions.
-    const waiting = gate?.pending(history);
-    if (waiting?.length) return finish(response.text, step, waiting);
+    text = response.text;
     if ([cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }))) {
       maxSteps = step;
       answerLast = true;

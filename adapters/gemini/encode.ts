@@ -81,10 +81,8 @@ export function encodeRequest(request: ModelRequest, options: EncodeOptions): Ge
  * function declarations: ANY without any would have nothing to call.
  */
 function functionCallingConfig(choice: ModelRequest["toolChoice"]): FunctionCallingConfig | undefined {
-  if (choice === undefined || choice === "auto") return undefined;
-  if (choice === "none") return { mode: "NONE" };
-  if (choice === "required") return { mode: "ANY" };
-  return { mode: "ANY", allowedFunctionNames: [choice.name] };
+  if (typeof choice === "object") return { mode: "ANY", allowedFunctionNames: [choice.name] };
+  if (choice === "none" || choice === "required") return { mode: choice === "none" ? "NONE" : "ANY" };
 }
 
 /** Models before Gemini 3 cannot combine tools with responseMimeType application/json. */
