@@ -85,8 +85,8 @@ export interface LoopConfig {
 
 /** What the loop needs of suspension() (see suspension.ts) besides running (and signing) calls. */
 export interface StepGate extends CallGate {
-  /** The calls in history that wait for a decision, in call order. */
-  pending(history: readonly Message[]): PendingCall[];
+  /** The calls in history that wait for a decision, in call order, after the `suspended` event; undefined if none waits. */
+  waiting(history: readonly Message[], emit: (event: StreamEvent) => void): PendingCall[] | undefined;
 }
 
 export interface RunOptions {
@@ -118,23 +118,22 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   let toolCalls = 0;
   let toolFailures = 0;
   const finish = (text: string, steps: number, pending: PendingCall[] = []): RunResult => {
-    const r: RunResult = { status: pending.length ? "suspended" : "done", pending, text, steps, usage, toolCalls, toolFailures };
-    if (pending.length) emit({ type: "suspended", pending });
+    const r: RunResult = { status: pending[0] ? "suspended" : "done", pending, text, steps, usage, toolCalls, toolFailures };
     emit({ type: "finish", ...r });
     return r;
   };
-  // A stop condition that holds makes the next call the last, as reaching maxSteps does with finalAnswerOnMaxSteps.
-  let { maxSteps, finalAnswerOnMaxSteps: answerLast } = cfg;
-  let text = ""; // the last step's, for a run that suspends
+  let prev: StepResult | undefined; // the step before: what stop conditions read, and a suspended run's text
 
   for (let step = 1; ; step++) {
     // Calls wait (from a saved history, or the step before): no request is made, since a
     // pending result must never reach a provider. Calls that needed nothing have run (once).
     // (Without suspension() the client refuses a history with waiting calls before it gets here.)
-    const waiting = cfg.suspend?.pending(history);
-    if (waiting?.length) return finish(text, step - 1, waiting);
-    const last = step > maxSteps;
-    if (last && !answerLast) throw new MaxStepsError(maxSteps);
+    const waiting = cfg.suspend?.waiting(history, emit);
+    if (waiting) return finish(prev ? prev.text : "", step - 1, waiting);
+    // A stop condition that held after the step before makes this call the last, with tools off.
+    const stop = !!prev && [cfg.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! }));
+    const last = stop || step > cfg.maxSteps;
+    if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
     const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? createRegistry(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
@@ -170,12 +169,12 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (onEvent) {
       for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name.toLowerCase(), input: tryParse(c.arguments), arguments: c.arguments });
     }
-    if (step === maxSteps && !answerLast) {
+    if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
       // No model call will read these results, so the tools are not run; the history still gets answers.
       const notRun = calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true }));
       answer(history, message, notRun);
       await stepFinished(notRun);
-      throw new MaxStepsError(maxSteps);
+      throw new MaxStepsError(cfg.maxSteps);
     }
     // parallel, maxParallel, maxToolOutput, logger and suspend as the run has them
     const executed = await executeCalls(calls, {
@@ -187,13 +186,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
     const results = executed.map(plainResult);
     answer(history, message, results);
-    const done = await stepFinished(results);
+    prev = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
-    text = response.text;
-    if ([cfg.stopWhen].flat().some((c) => c?.({ steps: step, usage, lastStep: done }))) {
-      maxSteps = step;
-      answerLast = true;
-    }
   }
 }
 

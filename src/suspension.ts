@@ -31,6 +31,8 @@ export interface SuspensionOptions {
 
 /** What the client calls; everything a run needs to suspend and resume. */
 export interface Suspender extends StepGate {
+  /** The calls in history that wait for a decision, in call order (client.pending). */
+  pending(history: readonly Message[]): PendingCall[];
   /**
    * Before a run: checks `decisions` as a batch and applies them (InvalidDecisionError, history
    * untouched, if any is refused); then, when a prompt comes, answers every call still waiting
@@ -53,6 +55,12 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
   const sign = options.secret === undefined ? undefined : createSigner(options.secret);
   const suspender: Suspender = {
     pending: pendingCalls,
+    waiting(history, emit) {
+      const pending = pendingCalls(history);
+      if (!pending.length) return;
+      emit({ type: "suspended", pending });
+      return pending;
+    },
     async run(call, opts) {
       const r = await gated(call, opts);
       // Signed where it is made: a decision for it is checked against the signature.
