@@ -134,6 +134,7 @@ export function createClient(options: ClientOptions): Client {
     ...options,
     toolChoice: call.toolChoice ?? options.toolChoice,
     suspend: suspender,
+    toolSet,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
     registry,
@@ -189,7 +190,8 @@ export function createClient(options: ClientOptions): Client {
     serial(() => runNow(prompt, opts, call), opts.signal);
   const done = suspender?.done ?? ((r: RunResult) => r);
 
-  const setTools = (tools: readonly Tool[]): void => {
+  /** A tool set as this client can use it: setTools(), and the tools prepareStep gives a step. */
+  const toolSet = (tools: readonly Tool[]): Registry => {
     if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
     if (provider.supportsTools === false && tools.length > 0) throw new ToolsNotSupportedError(provider.name);
     const next = createRegistry(traces ? traces.tools(tools) : tools);
@@ -199,11 +201,14 @@ export function createClient(options: ClientOptions): Client {
         `webSearch(): the ${provider.name} provider has no native web search (it works with claude(), openai() and gemini()); use a search tool such as tavilySearch() instead`,
       );
     }
-    // Without suspension() such a tool could never be answered; say so now, not mid-run.
+    // Without suspension() such a tool could never be answered (nor be held for approval).
     const waits = !suspender && tools.find((t) => t.external || t.needsApproval);
     if (waits) throw new InvalidToolError(`tool "${waits.name}" ${NEEDS_SUSPENSION}`);
     provider.checkTools?.(next.specs);
-    registry = next;
+    return next;
+  };
+  const setTools = (tools: readonly Tool[]): void => {
+    registry = toolSet(tools);
   };
   if (options.tools) setTools(options.tools);
 

@@ -7,7 +7,7 @@ import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
 import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
 import type { Delta, FinishReason, ModelRequest, ModelResponse, Provider, ToolChoice } from "./provider.js";
-import { createRegistry, type Registry } from "./registry.js";
+import type { Registry } from "./registry.js";
 import type { StopCondition } from "./stop.js";
 import type { Tool } from "./tool.js";
 import type { JSONSchema } from "./schema.js";
@@ -64,6 +64,8 @@ export type PrepareStep = (state: { step: number; history: Message[]; usage: Usa
 export interface LoopConfig {
   provider: Provider;
   registry: Registry;
+  /** The client's tool-set check (tools that would wait, web search, the provider's tool rules) for prepareStep's tools. */
+  toolSet: (tools: readonly Tool[]) => Registry;
   system: string | undefined;
   maxSteps: number;
   parallel: boolean;
@@ -135,7 +137,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     const last = stop || step > cfg.maxSteps;
     if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
     const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
-    const registry = p.tools ? createRegistry(p.tools) : cfg.registry;
+    const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);

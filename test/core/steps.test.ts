@@ -2,7 +2,7 @@
 // same in chat, ask and stream), stopWhen and its built-in conditions, per-call options.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, type StepResult, type StopCondition } from "../../src/index.js";
+import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type StepResult, type StopCondition } from "../../src/index.js";
 import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ s: v.string() }), run: async ({ s }) => s });
@@ -52,6 +52,25 @@ describe("steps", () => {
     expect(r2!.toolChoice).toEqual({ name: "other" });
     expect(r2!.system).toBe("second");
     expect(client.history).toHaveLength(4);
+  });
+
+  it("prepareStep's tools get the checks setTools makes: without suspension() a tool that needs approval is refused before the step's request, and never runs", async () => {
+    let ran = 0;
+    const pay = tool({ name: "pay", description: "Pays.", input: v.object({}), needsApproval: true, run: async () => String(++ran) });
+    const provider = scriptedProvider([callEcho("a"), { toolCalls: [{ name: "pay", arguments: {} }] }, "done"]);
+    const client = createClient({ provider, tools: [echo], prepareStep: ({ step }) => (step === 2 ? { tools: [pay] } : undefined) });
+    await expect(client.chat("x")).rejects.toMatchObject({ code: "invalid_tool", message: expect.stringContaining("suspension()") });
+    expect(ran).toBe(0);
+    expect(provider.requests).toHaveLength(1);
+    // the history is valid for the next call: the first step's call is answered
+    expect(client.history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("prepareStep's tools are checked against the provider like setTools' (a web search marker where there is none)", async () => {
+    const provider = { ...scriptedProvider(["never"]), supportsWebSearch: false };
+    const client = createClient({ provider, prepareStep: () => ({ tools: [webSearch()] }) });
+    await expect(client.chat("x")).rejects.toMatchObject({ code: "invalid_tool", message: expect.stringContaining("webSearch()") });
+    expect(provider.requests).toHaveLength(0);
   });
 
   const stops: [string, StopCondition | StopCondition[], number][] = [
