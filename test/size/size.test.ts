@@ -17,11 +17,11 @@ const KiB = 1024;
 
 /** adapter → the bench agent module, a string only that adapter's code holds, and its budget. */
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
-  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 21.6 * KiB },
-  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 22.5 * KiB },
-  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 21.6 * KiB },
-  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 21.3 * KiB },
-  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 22.2 * KiB },
+  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 21.1 * KiB },
+  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 22.0 * KiB },
+  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 21.2 * KiB },
+  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 20.9 * KiB },
+  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 21.7 * KiB },
 };
 
 describe("bundle size budget", () => {
