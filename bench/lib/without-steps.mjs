@@ -5,6 +5,7 @@
 // system / maxSteps is cut out (EDITS below), then every minimal agent is bundled both ways.
 //
 //   node bench/lib/without-steps.mjs
+//   KEEP=1 node bench/lib/without-steps.mjs    keeps the worktree (printed) to diff the bundles
 //
 // Each edit must match its source exactly once; when the code moves on, the script stops and
 // names the edit that no longer applies, so the figure never comes from a half-applied cut.
@@ -85,7 +86,8 @@ try {
     console.log(`| toolloop-${a} | ${withFeatures[a]} B | ${without[a]} B | ${d} B (${(d / 1024).toFixed(2)} KiB)${d > 512 ? " — over 0.5 KiB" : ""} |`);
   }
 } finally {
-  try {
+  if (process.env.KEEP) console.log(`kept ${dir} (git worktree remove --force ${dir})`);
+  else try {
     git("worktree", "remove", "--force", dir);
   } catch {
     rmSync(dir, { recursive: true, force: true });
