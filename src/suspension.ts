@@ -242,6 +242,11 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
     const { kind, answers, approved } = result.pending;
     if (sign && !same(result.pending.signature, await sign(call, result.pending))) refuse("the call is unsigned, changed, or signed with another secret");
     const answer = (r: Omit<ToolResult, "callId" | "name">) => done.set(id, { callId: id, name: result.name, ...r });
+    // A call that runs on resume runs with the client's tools; one that only prepareStep gave
+    // is not there, and the model would read "unknown tool" after the person approved.
+    const runnable = () =>
+      cfg.registry.tools.get(result.name) ??
+      refuse(`tool "${result.name}" is not among this client's tools (one that only prepareStep gives cannot run on resume: give it to the client too)`);
     if (kind === "external") {
       const out = d.output as { content?: unknown } | string;
       if (typeof out === "string") answer({ output: out, isError: false });
@@ -256,18 +261,19 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
       }
     } else if (kind === "input") {
       if (!("answer" in d)) refuse("a requested input takes { callId, answer }");
+      runnable();
       resumed.set(id, { approved, answers: [...(answers ?? []), d.answer] });
       runs.push(call);
     } else if (d.approved === false) {
       answer({ output: JSON.stringify({ error: d.reason === undefined ? "denied" : `denied: ${d.reason}` }), isError: true });
     } else {
       if (d.approved !== true) refuse("an approval takes { callId, approved: true, input? } or { callId, approved: false, reason? }");
+      const tool = runnable();
       let args = call.arguments;
       if (d.input !== undefined) {
         args = JSON.stringify(d.input);
-        const tool = cfg.registry.tools.get(result.name);
         // Edited input is checked like the model's: against the tool's schema.
-        if (tool) await toolInput(tool, args).catch((err: Error) => refuse(`the edited input ${err.message}`));
+        await toolInput(tool, args).catch((err: Error) => refuse(`the edited input ${err.message}`));
       }
       resumed.set(id, { approved: true });
       runs.push({ ...call, arguments: args });

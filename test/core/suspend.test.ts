@@ -431,6 +431,34 @@ describe("pending results and the history invariant", () => {
   });
 });
 
+describe("a call that runs on resume runs with the client's tools", () => {
+  it("approving (or answering) a call whose tool only prepareStep gave is refused, naming the tool; nothing changes, and it can still be denied", async () => {
+    const log: string[] = [];
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "denied, fine"]);
+    const client = createClient({ suspension: suspension(), provider, prepareStep: () => ({ tools: [pay(log)] }) });
+    expect((await client.run("x")).status).toBe("suspended");
+    const saved = client.history;
+    for (const decision of [{ callId: "p", approved: true as const }, { callId: "p", approved: true as const, input: { amount: 1 } }]) {
+      await expect(client.resume([decision])).rejects.toMatchObject({ code: "invalid_decision", message: expect.stringContaining('tool "pay" is not among this client\'s tools') });
+    }
+    expect(client.history).toEqual(saved);
+    expect(log).toEqual([]);
+    expect(provider.requests).toHaveLength(1);
+    // a denial needs no tool
+    expect((await client.resume([{ callId: "p", approved: false }])).text).toBe("denied, fine");
+    expect(sentResults(provider.requests)).toEqual([expect.objectContaining({ callId: "p", output: '{"error":"denied"}', isError: true })]);
+  });
+
+  it("with the tool among the client's tools too, the approved call runs", async () => {
+    const log: string[] = [];
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "paid"]);
+    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)], prepareStep: () => ({ tools: [pay(log)] }) });
+    await client.run("x");
+    expect((await client.resume([{ callId: "p", approved: true }])).text).toBe("paid");
+    expect(log).toEqual(["pay 5"]);
+  });
+});
+
 describe("requestInput answers and their schema", () => {
   it("every rerun gets the schema's output for each earlier answer (transforms included), not the raw answer", async () => {
     const seen: unknown[] = [];
