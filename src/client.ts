@@ -130,9 +130,10 @@ export function createClient(options: ClientOptions): Client {
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
   const config = (call: CallOptions = {}): LoopConfig => ({
-    // prepareStep, onStepFinish, stopWhen, maxRetries, idleTimeout as the client has them
-    ...options,
     toolChoice: call.toolChoice ?? options.toolChoice,
+    prepareStep: options.prepareStep,
+    onStepFinish: options.onStepFinish,
+    stopWhen: options.stopWhen,
     suspend: suspender,
     toolSet,
     ...(compaction && { compact: compaction.compact }),
@@ -144,6 +145,9 @@ export function createClient(options: ClientOptions): Client {
     maxParallel,
     maxToolOutput: options.maxToolOutput ?? DEFAULT_MAX_TOOL_OUTPUT,
     logger: options.logger ?? silentLogger,
+    finalAnswerOnMaxSteps: options.finalAnswerOnMaxSteps,
+    maxRetries: options.maxRetries,
+    idleTimeout: options.idleTimeout,
   });
 
   /** Runs `fn` after every earlier call on this client has settled. */

@@ -178,9 +178,13 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       await stepFinished(notRun);
       throw new MaxStepsError(cfg.maxSteps);
     }
-    // parallel, maxParallel, maxToolOutput, logger and suspend as the run has them
+    // Named, not spread from cfg: a spread of every client option made a wide object per step that each call read from.
     const executed = await executeCalls(calls, {
-      ...cfg,
+      parallel: cfg.parallel,
+      maxParallel: cfg.maxParallel,
+      maxToolOutput: cfg.maxToolOutput,
+      logger: cfg.logger,
+      suspend: cfg.suspend,
       registry,
       signal,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,

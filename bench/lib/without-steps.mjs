@@ -1,5 +1,6 @@
 // What suspension and step control cost a minimal agent that uses neither (issue 14: at most
-// 0.5 KiB gzip). A what-if build: a throwaway git worktree of HEAD in which the code behind
+// 0.5 KiB gzip). A what-if build: a throwaway git worktree (with this checkout's src/ and
+// adapters/ as they are now) in which the code behind
 // needsApproval / externalTool() / requestInput / decisions / resume / pending and behind
 // toolChoice beyond 0.1's auto/none, prepareStep, onStepFinish, stopWhen and per-call
 // system / maxSteps is cut out (EDITS below), then every minimal agent is bundled both ways.
@@ -10,7 +11,7 @@
 // Each edit must match its source exactly once; when the code moves on, the script stops and
 // names the edit that no longer applies, so the figure never comes from a half-applied cut.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "./paths.mjs";
@@ -20,7 +21,7 @@ const EDITS = [
   // client: no suspension value, decisions, resume, pending, done(); no per-call step options
   ["src/client.ts", "  const suspender = options.suspension?.suspender;\n", ""],
   ["src/client.ts", "checkMessage(m, `history[${i}]`, suspender?.check)", "checkMessage(m, `history[${i}]`)"],
-  ["src/client.ts", "    toolChoice: call.toolChoice ?? options.toolChoice,\n    suspend: suspender,\n    toolSet,\n", ""],
+  ["src/client.ts", "    toolChoice: call.toolChoice ?? options.toolChoice,\n    prepareStep: options.prepareStep,\n    onStepFinish: options.onStepFinish,\n    stopWhen: options.stopWhen,\n    suspend: suspender,\n    toolSet,\n", ""],
   ["src/client.ts", "    system: call.system ?? options.systemPrompt,\n    maxSteps: positiveInt(call.maxSteps, maxSteps, \"maxSteps\"),", "    system: options.systemPrompt,\n    maxSteps,"],
   ["src/client.ts", "    const message = prompt === undefined ? undefined : checkMessage({ role: \"user\", content: prompt }, \"prompt\");\n    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions answer a call that ${NEEDS_SUSPENSION}`);\n    const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);\n", "    const message = prompt === undefined ? undefined : checkMessage({ role: \"user\", content: prompt }, \"prompt\");\n"],
   ["src/client.ts", "        history.pop();\n        uncancel?.();\n", "        history.pop();\n"],
@@ -42,6 +43,7 @@ const EDITS = [
   ["src/loop.ts", "p.system ?? cfg.system, last ? \"none\" : (p.toolChoice ?? cfg.toolChoice));", "cfg.system, last ? \"none\" : \"auto\");"],
   ["src/loop.ts", "      const s: StepResult = {\n        type: \"step-finish\",\n        step,\n        text: response.text,\n        toolCalls: calls,\n        toolResults,\n        finishReason: response.finishReason,\n        usage: response.usage,\n        ...(response.provider && { provider: response.provider }),\n      };\n      emit(s);\n      await cfg.onStepFinish?.(s);\n      return s;\n", "      emit({ type: \"step-finish\", step, finishReason: response.finishReason, usage: response.usage, ...(response.provider && { provider: response.provider }) });\n"],
   ["src/loop.ts", "    prev = await stepFinished(results);\n", "    await stepFinished(results);\n"],
+  ["src/loop.ts", "      suspend: cfg.suspend,\n      registry,", "      registry,"],
   ["src/loop.ts", "    toolChoice: typeof toolChoice === \"object\" ? { name: toolChoice.name.toLowerCase() } : (toolChoice ?? \"auto\"),", "    toolChoice: toolChoice as \"auto\","],
   // executor, invocation, tool, history: no gate, no ctx.requestInput, no needsApproval, no pending
   ["src/execute.ts", "await (opts.suspend?.run ?? runOne)(calls[i]!, opts)", "await runOne(calls[i]!, opts)"],
@@ -64,6 +66,8 @@ const dir = mkdtempSync(join(tmpdir(), "toolloop-without-steps-"));
 try {
   git("worktree", "add", "--detach", dir, "HEAD");
   symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"));
+  // The sources as they are now (uncommitted changes too), so both builds are of the same code.
+  for (const d of ["src", "adapters"]) cpSync(join(repoRoot, d), join(dir, d), { recursive: true });
   for (const [file, from, to] of EDITS) {
     const path = join(dir, file);
     const src = readFileSync(path, "utf8");
