@@ -97,6 +97,8 @@ export interface RunOptions {
   /** Stream from the provider and report deltas. */
   stream?: boolean;
   onEvent?: (event: StreamEvent) => void;
+  /** Set by suspension() on resume: the step the decisions completed, for stop conditions. */
+  resumed?: StepResult | undefined;
 }
 
 export interface RunResult {
@@ -124,7 +126,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     emit({ type: "finish", ...r });
     return r;
   };
-  let prev: StepResult | undefined; // the step before: what stop conditions read, and a suspended run's text
+  let prev = opts.resumed; // the step before: what stop conditions read, and a suspended run's text
 
   for (let step = 1; ; step++) {
     // Calls wait (from a saved history, or the step before): no request is made, since a

@@ -11,8 +11,8 @@ import { executeCalls, runOne, type ExecuteOptions, type ExecutedCall, type Resu
 import { checkParts, type PendingCheck } from "./history.js";
 import { formatIssues } from "./issues.js";
 import { askingWith, thrownText } from "./invoke.js";
-import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepGate } from "./loop.js";
-import { CANCELLED_OUTPUT, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
+import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepGate, type StepResult } from "./loop.js";
+import { CANCELLED_OUTPUT, emptyUsage, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
 import { createSigner, type Signer } from "./sign.js";
 import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
@@ -36,7 +36,8 @@ export interface Suspender extends StepGate {
   /**
    * Before a run: checks `decisions` as a batch and applies them (InvalidDecisionError, history
    * untouched, if any is refused); then, when a prompt comes, answers every call still waiting
-   * as cancelled and returns the undo.
+   * as cancelled and returns the undo. Without a prompt, the step the decisions completed goes
+   * to `opts.resumed`, for the stop conditions of the run that goes on from it.
    */
   before(history: Message[], decisions: readonly Decision[] | undefined, prompting: boolean, cfg: LoopConfig, opts: RunOptions): Promise<(() => void) | undefined>;
   /** Checks a saved history's pending state (add(), createClient({ history })). */
@@ -68,8 +69,9 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       return r;
     },
     async before(history, decisions, prompting, cfg, opts) {
-      if (decisions) await applyDecisions(history, decisions, cfg, opts, sign);
-      return prompting ? cancelPending(history) : undefined;
+      const last = decisions && (await applyDecisions(history, decisions, cfg, opts, sign));
+      if (prompting) return cancelPending(history);
+      opts.resumed = last;
     },
     check(p, fail) {
       if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
@@ -223,7 +225,13 @@ function cancelPending(history: Message[]): () => void {
  * results and any new pending states go into history), denials and external outputs become
  * results. Throws InvalidDecisionError, with history untouched, if any decision is refused.
  */
-async function applyDecisions(history: Message[], decisions: readonly Decision[], cfg: LoopConfig, opts: RunOptions, sign: Signer | undefined): Promise<void> {
+async function applyDecisions(
+  history: Message[],
+  decisions: readonly Decision[],
+  cfg: LoopConfig,
+  opts: RunOptions,
+  sign: Signer | undefined,
+): Promise<StepResult | undefined> {
   if (!Array.isArray(decisions)) throw new InvalidDecisionError("decisions must be an array");
   const open = new Map(waitingCalls(history).map((w) => [w.call.id, w]));
   const done = new Map<string, ToolResult>();
@@ -293,6 +301,7 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
   for (const r of [...ran, ...(await run(false))]) done.set(r.callId, plainResult(r));
 
   // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.
+  let last: StepResult | undefined;
   for (const at of new Set([...done.keys()].map((id) => open.get(id)!.at))) {
     const assistant = history[at - 1] as AssistantMessage;
     assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
@@ -303,7 +312,10 @@ async function applyDecisions(history: Message[], decisions: readonly Decision[]
         opts.onEvent?.(toolResultEvent(r, r.isError ? "error" : "ok"));
       }
     }
+    // The step as stop conditions see it: made in an earlier call (step 0 of this one), its usage spent there.
+    last = { type: "step-finish", step: 0, text: assistant.content, toolCalls: assistant.toolCalls, toolResults: results, finishReason: "tool-calls", usage: emptyUsage() };
   }
+  return last;
 }
 
 /** Compares two signatures without stopping at the first difference. */

@@ -37,7 +37,7 @@ const EDITS = [
   // loop: no gate, stop conditions, prepareStep, onStepFinish's StepResult, run status
   ["src/loop.ts", "    const r: RunResult = { status: pending[0] ? \"suspended\" : \"done\", pending, text, steps, usage, toolCalls, toolFailures };", "    const r = { text, steps, usage, toolCalls, toolFailures } as unknown as RunResult;"],
   ["src/loop.ts", "  const finish = (text: string, steps: number, pending: PendingCall[] = []): RunResult => {", "  const finish = (text: string, steps: number): RunResult => {"],
-  ["src/loop.ts", "  let prev: StepResult | undefined; // the step before: what stop conditions read, and a suspended run's text\n", ""],
+  ["src/loop.ts", "  let prev = opts.resumed; // the step before: what stop conditions read, and a suspended run's text\n", ""],
   ["src/loop.ts", "    const waiting = cfg.suspend?.waiting(history, emit);\n    if (waiting) return finish(prev ? prev.text : \"\", step - 1, waiting);\n", ""],
   ["src/loop.ts", "    const stop = !!prev && [cfg.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! }));\n    const last = stop || step > cfg.maxSteps;\n    if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);\n    const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};\n    const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;\n", "    const last = step > cfg.maxSteps;\n    if (last && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);\n    const registry = cfg.registry;\n"],
   ["src/loop.ts", "p.system ?? cfg.system, last ? \"none\" : (p.toolChoice ?? cfg.toolChoice));", "cfg.system, last ? \"none\" : \"auto\");"],

@@ -431,6 +431,36 @@ describe("pending results and the history invariant", () => {
   });
 });
 
+describe("stop conditions across a resume", () => {
+  it("a condition on the step that suspended holds once its decisions complete it: the resumed run's one call has tools off", async () => {
+    const log: string[] = [];
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "paid, here is the answer"]);
+    const seen: unknown[] = [];
+    const client = createClient({
+      suspension: suspension(),
+      provider,
+      tools: [pay(log)],
+      stopWhen: (s) => (seen.push({ steps: s.steps, step: s.lastStep.step, calls: s.lastStep.toolCalls.map((c) => c.name), outputs: s.lastStep.toolResults.map((r) => r.output) }), s.lastStep.toolCalls.some((c) => c.name === "pay")),
+    });
+    expect((await client.run("x")).status).toBe("suspended");
+    expect(seen).toEqual([]); // a step whose calls wait is not judged until they are answered
+    expect(await client.chat(undefined, { decisions: [{ callId: "p", approved: true }] })).toBe("paid, here is the answer");
+    expect(log).toEqual(["pay 5"]);
+    expect(seen).toEqual([{ steps: 0, step: 0, calls: ["pay"], outputs: ["paid 5"] }]);
+    expect(provider.requests.at(-1)!.toolChoice).toBe("none");
+  });
+
+  it("a new prompt instead of decisions starts afresh: the cancelled step is not judged", async () => {
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "fresh"]);
+    let judged = 0;
+    const client = createClient({ suspension: suspension(), provider, tools: [pay([])], stopWhen: () => (judged++, true) });
+    await client.run("x");
+    expect(await client.chat("something else")).toBe("fresh");
+    expect(judged).toBe(0);
+    expect(provider.requests.at(-1)!.toolChoice).toBe("auto");
+  });
+});
+
 describe("a call that runs on resume runs with the client's tools", () => {
   it("approving (or answering) a call whose tool only prepareStep gave is refused, naming the tool; nothing changes, and it can still be denied", async () => {
     const log: string[] = [];
