@@ -302,7 +302,8 @@ async function applyDecisions(
 
   // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.
   let last: StepResult | undefined;
-  for (const at of new Set([...done.keys()].map((id) => open.get(id)!.at))) {
+  // In history order, so `last` is the latest step the decisions completed.
+  for (const at of [...new Set([...done.keys()].map((id) => open.get(id)!.at))].sort((a, b) => a - b)) {
     const assistant = history[at - 1] as AssistantMessage;
     assistant.toolCalls = assistant.toolCalls!.map((c) => runs.find((r) => r.id === c.id) ?? c);
     const results = (history[at] as { results: ToolResult[] }).results.map((r) => done.get(r.callId) ?? r);
