@@ -7,10 +7,9 @@ import { parseJSONArguments } from "./clean-json.js";
 import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage, NEEDS_SUSPENSION } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
-import { runLoop, type LoopConfig, type PendingCall, type PrepareStep, type RunOptions, type RunResult, type StepResult, type StreamEvent } from "./loop.js";
+import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
 import type { Provider, ToolChoice } from "./provider.js";
-import type { StopCondition } from "./stop.js";
 import type { Decision, Suspension } from "./suspension.js";
 import { createRegistry, type Registry } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
@@ -19,7 +18,7 @@ import { priced, type Pricing } from "./pricing.js";
 import type { TracingLayer } from "./trace.js";
 import type { Compaction } from "./compaction.js";
 
-export interface ClientOptions {
+export interface ClientOptions extends StepOptions {
   provider: Provider;
   systemPrompt?: string | undefined;
   /** Model calls per chat/ask/stream before MaxStepsError. Default 20. */
@@ -55,12 +54,6 @@ export interface ClientOptions {
   suspension?: Suspension | undefined;
   /** What the model may do with tools on each request. Default "auto". */
   toolChoice?: ToolChoice | undefined;
-  /** Runs before each model call: may change the tools, toolChoice and system prompt for it. */
-  prepareStep?: PrepareStep | undefined;
-  /** Called after each step (in chat, ask and stream alike). */
-  onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
-  /** After a step with tool calls, if one holds: one last call with tools off gives the answer. */
-  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
 }
 
 export interface CallOptions {
@@ -131,10 +124,8 @@ export function createClient(options: ClientOptions): Client {
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
   const config = (call: CallOptions = {}): LoopConfig => ({
     toolChoice: call.toolChoice ?? options.toolChoice,
-    prepareStep: options.prepareStep,
-    onStepFinish: options.onStepFinish,
-    stopWhen: options.stopWhen,
-    suspend: suspender,
+    steps: options,
+    suspender,
     toolSet,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
@@ -168,7 +159,7 @@ export function createClient(options: ClientOptions): Client {
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
     const message = prompt === undefined ? undefined : checkMessage({ role: "user", content: prompt }, "prompt");
-    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions answer a call that ${NEEDS_SUSPENSION}`);
+    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions: resuming ${NEEDS_SUSPENSION}`);
     const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
     const before = history.length;
     if (message) history.push(message);

@@ -39,7 +39,7 @@ export interface ExecuteOptions {
   logger: Logger;
   signal?: AbortSignal;
   /** createClient({ suspension }): lets calls wait for decisions. */
-  suspend?: CallGate | undefined;
+  suspender?: CallGate | undefined;
   /** Adds to each handler's context (the gate's ctx.requestInput). */
   extend?: Extend | undefined;
   /** Calls resumed after a suspension, by call id. */
@@ -65,7 +65,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
   const worker = async () => {
     while (next < calls.length) {
       const i = next++;
-      results[i] = settle(opts.signal?.aborted ? cancelled(calls[i]!) : await (opts.suspend?.run ?? runOne)(calls[i]!, opts), opts);
+      results[i] = settle(opts.signal?.aborted ? cancelled(calls[i]!) : await (opts.suspender?.run ?? runOne)(calls[i]!, opts), opts);
     }
   };
   await Promise.all(Array.from({ length: width }, worker));
@@ -95,7 +95,8 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
     return result(call, name, errorJSON(message), "unknown_tool", opts);
   }
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend: opts.extend });
+  // The executor's options carry what the invocation reads (logger, signal, the gate's extend).
+  const outcome = await invokeTool(tool, call.arguments, { ...opts, callId: call.id, name: call.name });
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {

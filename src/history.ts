@@ -60,8 +60,11 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
   return true;
 }
 
-/** Why a client without suspension() refuses a tool that would wait, a waiting call and decisions. */
-export const NEEDS_SUSPENSION = "waits for a decision, which needs createClient({ suspension: suspension() })";
+/**
+ * What a client without suspension() is missing, in its refusals of a tool that would wait,
+ * a waiting call and decisions: the remedy, since what waits is already named.
+ */
+export const NEEDS_SUSPENSION = "needs createClient({ suspension: suspension() })";
 
 /** Checks a result's `pending` state (suspension() has one); `fail` refuses it. */
 export type PendingCheck = (pending: unknown, fail: (why: string) => never) => PendingState;
@@ -110,7 +113,7 @@ export function checkMessage(m: unknown, where: string, pending?: PendingCheck):
             if (!Array.isArray(res.content)) fail('a tool result\'s "content" must be an array of content parts');
             out.content = checkParts(res.content as unknown as unknown[], `${where}.results.content`);
           }
-          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`the call ${NEEDS_SUSPENSION}`);
+          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a waiting call ${NEEDS_SUSPENSION}`);
           return out;
         }),
       };

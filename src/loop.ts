@@ -61,6 +61,16 @@ export interface StepSettings {
 /** Runs before each model call; `usage` is the run's total so far. */
 export type PrepareStep = (state: { step: number; history: Message[]; usage: Usage }) => StepSettings | void | Promise<StepSettings | void>;
 
+/** The client options the loop reads on every step (ClientOptions extends this). */
+export interface StepOptions {
+  /** Runs before each model call: may change the tools, toolChoice and system prompt for it. */
+  prepareStep?: PrepareStep | undefined;
+  /** Called after each step (in chat, ask and stream alike). */
+  onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
+  /** After a step with tool calls, if one holds: one last call with tools off gives the answer. */
+  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
+}
+
 export interface LoopConfig {
   provider: Provider;
   registry: Registry;
@@ -76,11 +86,10 @@ export interface LoopConfig {
   maxRetries?: number | undefined;
   idleTimeout?: number | undefined;
   toolChoice?: ToolChoice | undefined;
-  prepareStep?: PrepareStep | undefined;
-  onStepFinish?: ((step: StepResult) => void | Promise<void>) | undefined;
-  stopWhen?: StopCondition | readonly StopCondition[] | undefined;
+  /** The client's options, read as they are (not copied per run): the step hooks. */
+  steps: StepOptions;
   /** createClient({ suspension }): calls may wait for decisions. */
-  suspend?: StepGate | undefined;
+  suspender?: StepGate | undefined;
   /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
   compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
 }
@@ -132,36 +141,28 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     // Calls wait (from a saved history, or the step before): no request is made, since a
     // pending result must never reach a provider. Calls that needed nothing have run (once).
     // (Without suspension() the client refuses a history with waiting calls before it gets here.)
-    const waiting = cfg.suspend?.waiting(history, emit);
+    const waiting = cfg.suspender?.waiting(history, emit);
     if (waiting) return finish(prev ? prev.text : "", step - 1, waiting);
+    if (step > cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
     // A stop condition that held after the step before makes this call the last, with tools off.
-    const stop = !!prev && [cfg.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! }));
-    const last = stop || step > cfg.maxSteps;
-    if (last && !stop && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
-    const p = (await cfg.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
+    const last = step > cfg.maxSteps || (prev && [cfg.steps.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! })));
+    const p = (await cfg.steps.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
+    // What the step said: the response without what the history keeps apart (providerData) or renames (calls).
+    const { providerData, toolCalls: _, ...said } = response;
     const message: AssistantMessage = { role: "assistant", content: response.text };
     if (calls.length) message.toolCalls = calls;
-    if (response.providerData) message.providerData = response.providerData;
+    if (providerData) message.providerData = providerData;
     history.push(message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
     const stepFinished = async (toolResults: ToolResult[]) => {
-      const s: StepResult = {
-        type: "step-finish",
-        step,
-        text: response.text,
-        toolCalls: calls,
-        toolResults,
-        finishReason: response.finishReason,
-        usage: response.usage,
-        ...(response.provider && { provider: response.provider }),
-      };
+      const s: StepResult = { type: "step-finish", step, ...said, toolCalls: calls, toolResults };
       emit(s);
-      await cfg.onStepFinish?.(s);
+      await cfg.steps.onStepFinish?.(s);
       return s;
     };
     if (calls.length === 0) {
@@ -186,7 +187,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       maxParallel: cfg.maxParallel,
       maxToolOutput: cfg.maxToolOutput,
       logger: cfg.logger,
-      suspend: cfg.suspend,
+      suspender: cfg.suspender,
       registry,
       signal,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
