@@ -4,16 +4,18 @@
 // cacheScope, and a tool that asks for input answers "input_required" (multi round trip).
 // One JSON-RPC request in, one JSON-RPC response out; no HTTP here (handler.ts does that),
 // so the protocol can be tested on its own. A tool can never break the server: whatever
-// it throws becomes an isError result.
+// it throws becomes an isError result. A tool with needsApproval asks the client's user
+// first (one more question, through the same input path as ctx.requestInput), and runs only
+// once the user approved this call with these arguments.
 import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../src/errors.js";
 import { askingWith, invokeTool, thrownText } from "../../src/invoke.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
 import type { ValidateFn } from "../../src/schema.js";
-import type { Tool } from "../../src/tool.js";
+import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../src/tool.js";
 import { toMcpContent } from "./content.js";
-import { createInputBridge, type AskClient, type InputRound } from "./input.js";
+import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
 import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
@@ -69,6 +71,19 @@ const DEFAULT_TTL_MS = 300_000;
 export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /**
+ * The inputRequests key of the question a needsApproval tool asks before it runs. Fixed, so it
+ * never collides with the handler's own questions (q0, q1, ... unless they name a key).
+ */
+const APPROVAL_KEY = "approval";
+const NOT_APPROVED = "the user did not approve this call";
+/** A flat schema, as elicitation takes. */
+const APPROVAL_SCHEMA = {
+  type: "object",
+  properties: { approve: { type: "boolean", description: "true runs the call with these arguments; false refuses it" } },
+  required: ["approve"],
+};
+
+/**
  * Builds the method table for a tool set. Validates the set now (names, collisions,
  * object schemas) so a bad set fails where the server is defined, not on the first call.
  */
@@ -77,6 +92,11 @@ export function createDispatcher(options: ServerOptions): Dispatch {
   for (const t of registry.tools.values()) {
     if (!isObject(t.parameters) || t.parameters.type !== "object") {
       throw new InvalidToolError(`tool "${t.name}": MCP needs an input schema of type "object"`);
+    }
+    if (t.external) {
+      throw new InvalidToolError(
+        `tool "${t.name}" is an externalTool(): its output comes from a decision in a client with suspension(), which an MCP server cannot take; serve a tool that runs`,
+      );
     }
   }
   const logger = options.logger ?? silentLogger;
@@ -136,6 +156,19 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     }
     if (!checked.ok) return invalid(checked.issues, "");
 
+    // What a thrown value from the tool (or from reading its input) answers.
+    const thrown = (err: unknown): JsonRpcResponse => {
+      // A tool() may check more than its JSON Schema says (valibot refinements).
+      if (isToolloopError(err, "failed_unmarshal_input")) {
+        return invalid((err as { issues?: ValidationIssue[] }).issues ?? [], err.message);
+      }
+      const message = thrownText(err).message;
+      logger.warn("mcp tool error", { tool: name, error: message });
+      return done(textResult(message, true));
+    };
+    const argsText = JSON.stringify(args);
+    const callId = String(req.id);
+
     // Input a handler asks for (ctx.requestInput): answered through the multi-round-trip
     // fields of this request (2026-07-28), else refused with a tool error. Malformed
     // answers and a state we did not seal for this tool are the client's protocol errors.
@@ -154,36 +187,83 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       round = { responses, earlier };
     }
     const legacyAsk = !modern && ctx.ask && ctx.version >= "2025-06-18" ? { send: ctx.ask, withMode: ctx.version >= "2025-11-25" } : undefined;
-    const bridge = createInputBridge(round, modern && isObject(ctx.clientCapabilities?.elicitation), legacyAsk);
+    const canElicit = modern && isObject(ctx.clientCapabilities?.elicitation);
+
+    // The questions went out (2026-07-28: an input_required round carrying `carry` on in its
+    // state), or they cannot be asked: the answer that says so.
+    const askClient = async (asked: Asked, carry: Record<string, unknown>): Promise<JsonRpcResponse> => {
+      if (asked.kind === "input_required") {
+        return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: await seal.seal(name, { ...asked.answers, ...carry }) });
+      }
+      if (asked.kind === "missing_capability") {
+        return failure(req.id, MISSING_CLIENT_CAPABILITY, asked.message, { requiredCapabilities: { elicitation: {} } });
+      }
+      logger.warn("mcp tool needs input the client cannot give", { tool: name });
+      return done(textResult(asked.message, true));
+    };
+
+    // needsApproval: asked of the user before the tool runs, with the call's arguments in the
+    // question. On 2026-07-28 the approval then travels in requestState with the arguments it
+    // approved, so a later round with other arguments asks again.
+    let carry: Record<string, unknown> = {};
+    const rule = tool.needsApproval;
+    let needed = rule === true;
+    if (typeof rule === "function" || (needed && checksInput(tool))) {
+      // Arguments a tool() would refuse never reach a question: there is nothing to approve.
+      let input: unknown;
+      try {
+        input = await toolInput(tool, argsText);
+      } catch (err) {
+        return thrown(err);
+      }
+      if (typeof rule === "function") {
+        try {
+          needed = !!(await rule(input, { signal: ctx.signal, callId, logger } satisfies ToolContext));
+        } catch (err) {
+          const message = thrownText(err).message;
+          logger.warn("mcp tool needsApproval threw", { tool: name, error: message });
+          return done(textResult(`the call was not run: deciding whether it needs approval failed: ${message}`, true));
+        }
+      }
+    }
+    if (needed) {
+      const prior = round?.earlier[APPROVAL_KEY];
+      const approvalRound = round && { responses: round.responses, earlier: isObject(prior) && prior.arguments === argsText ? { [APPROVAL_KEY]: prior } : {} };
+      const asking = createInputBridge(approvalRound, canElicit, legacyAsk);
+      const question: InputRequest = { key: APPROVAL_KEY, message: `Allow ${name} with ${argsText}?`, schema: APPROVAL_SCHEMA };
+      let suspended!: () => void;
+      const waits = new Promise<{ suspended: true }>((resolve) => (suspended = () => resolve({ suspended: true })));
+      const answer = asking.requestInput(question, suspended).then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      const got = await Promise.race([answer, waits]);
+      if ("suspended" in got) return askClient(asking.asked(), {});
+      if (ctx.signal.aborted) return done(textResult("cancelled", true));
+      const approved = "value" in got && isObject(got.value) && got.value.approve === true;
+      logger.info("mcp tool approval", { tool: name, approved, ...("error" in got ? { error: thrownText(got.error).message } : {}) });
+      if (!approved) return done(textResult(NOT_APPROVED, true));
+      carry = { [APPROVAL_KEY]: { action: "accept", content: { approve: true }, arguments: argsText } };
+    }
+
+    const bridge = createInputBridge(round, canElicit, legacyAsk);
+    // The approval's key is taken: a handler question under it would read the approval's answer.
+    const requestInput: typeof bridge.requestInput = needed
+      ? (request, suspend) =>
+          request.key === APPROVAL_KEY ? Promise.reject(new Error(`the question key "${APPROVAL_KEY}" is taken by the approval of this call; give the question another key`)) : bridge.requestInput(request, suspend)
+      : bridge.requestInput;
 
     logger.info("mcp tool call", { tool: name });
-    const outcome = await invokeTool(tool, JSON.stringify(args), { callId: String(req.id), logger, signal: ctx.signal, extend: askingWith(bridge.requestInput) });
+    const outcome = await invokeTool(tool, argsText, { callId, logger, signal: ctx.signal, extend: askingWith(requestInput) });
     switch (outcome.kind) {
       case "ok":
         return done({ content: outcome.content ? toMcpContent(outcome.content) : [{ type: "text", text: outcome.output }], isError: false });
       case "cancelled":
         return done(textResult("cancelled", true));
-      case "suspended": {
-        const asked = bridge.asked();
-        if (asked.kind === "input_required") {
-          return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: await seal.seal(name, asked.answers) });
-        }
-        if (asked.kind === "missing_capability") {
-          return failure(req.id, MISSING_CLIENT_CAPABILITY, asked.message, { requiredCapabilities: { elicitation: {} } });
-        }
-        logger.warn("mcp tool needs input the client cannot give", { tool: name });
-        return done(textResult(asked.message, true));
-      }
-      case "thrown": {
-        const err = outcome.error;
-        // A tool() may check more than its JSON Schema says (valibot refinements).
-        if (isToolloopError(err, "failed_unmarshal_input")) {
-          return invalid((err as { issues?: ValidationIssue[] }).issues ?? [], err.message);
-        }
-        const message = thrownText(err).message;
-        logger.warn("mcp tool error", { tool: name, error: message });
-        return done(textResult(message, true));
-      }
+      case "suspended":
+        return askClient(bridge.asked(), carry);
+      case "thrown":
+        return thrown(outcome.error);
     }
   }
 
