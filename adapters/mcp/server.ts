@@ -13,7 +13,8 @@ import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
 import type { ValidateFn } from "../../src/schema.js";
-import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../src/tool.js";
+import type { Tool } from "../../src/tool.js";
+import { approve, APPROVAL_KEY } from "./approval.js";
 import { toMcpContent } from "./content.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
@@ -69,19 +70,6 @@ export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<Js
 const DEFAULT_TTL_MS = 300_000;
 /** SEP-2575 MissingRequiredClientCapability: the request needs a capability the client did not declare. */
 export const MISSING_CLIENT_CAPABILITY = -32021;
-
-/**
- * The inputRequests key of the question a needsApproval tool asks before it runs. Fixed, so it
- * never collides with the handler's own questions (q0, q1, ... unless they name a key).
- */
-const APPROVAL_KEY = "approval";
-const NOT_APPROVED = "the user did not approve this call";
-/** A flat schema, as elicitation takes. */
-const APPROVAL_SCHEMA = {
-  type: "object",
-  properties: { approve: { type: "boolean", description: "true runs the call with these arguments; false refuses it" } },
-  required: ["approve"],
-};
 
 /**
  * Builds the method table for a tool set. Validates the set now (names, collisions,
@@ -202,49 +190,18 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       return done(textResult(asked.message, true));
     };
 
-    // needsApproval: asked of the user before the tool runs, with the call's arguments in the
-    // question. On 2026-07-28 the approval then travels in requestState with the arguments it
-    // approved, so a later round with other arguments asks again.
-    let carry: Record<string, unknown> = {};
-    const rule = tool.needsApproval;
-    let needed = rule === true;
-    if (typeof rule === "function" || (needed && checksInput(tool))) {
-      // Arguments a tool() would refuse never reach a question: there is nothing to approve.
-      let input: unknown;
-      try {
-        input = await toolInput(tool, argsText);
-      } catch (err) {
-        return thrown(err);
-      }
-      if (typeof rule === "function") {
-        try {
-          needed = !!(await rule(input, { signal: ctx.signal, callId, logger } satisfies ToolContext));
-        } catch (err) {
-          const message = thrownText(err).message;
-          logger.warn("mcp tool needsApproval threw", { tool: name, error: message });
-          return done(textResult(`the call was not run: deciding whether it needs approval failed: ${message}`, true));
-        }
-      }
+    // needsApproval: asked of the user before the tool runs (approval.ts).
+    const approval = await approve(tool, name, { args: argsText, round, canElicit, legacyAsk, signal: ctx.signal, callId, logger });
+    switch (approval.kind) {
+      case "thrown":
+        return thrown(approval.error);
+      case "asking":
+        return askClient(approval.asked, {});
+      case "refused":
+        return done(textResult(approval.message, true));
     }
-    if (needed) {
-      const prior = round?.earlier[APPROVAL_KEY];
-      const approvalRound = round && { responses: round.responses, earlier: isObject(prior) && prior.arguments === argsText ? { [APPROVAL_KEY]: prior } : {} };
-      const asking = createInputBridge(approvalRound, canElicit, legacyAsk);
-      const question: InputRequest = { key: APPROVAL_KEY, message: `Allow ${name} with ${argsText}?`, schema: APPROVAL_SCHEMA };
-      let suspended!: () => void;
-      const waits = new Promise<{ suspended: true }>((resolve) => (suspended = () => resolve({ suspended: true })));
-      const answer = asking.requestInput(question, suspended).then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
-      const got = await Promise.race([answer, waits]);
-      if ("suspended" in got) return askClient(asking.asked(), {});
-      if (ctx.signal.aborted) return done(textResult("cancelled", true));
-      const approved = "value" in got && isObject(got.value) && got.value.approve === true;
-      logger.info("mcp tool approval", { tool: name, approved, ...("error" in got ? { error: thrownText(got.error).message } : {}) });
-      if (!approved) return done(textResult(NOT_APPROVED, true));
-      carry = { [APPROVAL_KEY]: { action: "accept", content: { approve: true }, arguments: argsText } };
-    }
+    const needed = approval.kind === "approved";
+    const carry = needed ? approval.carry : {};
 
     const bridge = createInputBridge(round, canElicit, legacyAsk);
     // The approval's key is taken: a handler question under it would read the approval's answer.
