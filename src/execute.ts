@@ -95,8 +95,7 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
     return result(call, name, errorJSON(message), "unknown_tool", opts);
   }
   const started = Date.now();
-  // The executor's options carry what the invocation reads (logger, signal, the gate's extend).
-  const outcome = await invokeTool(tool, call.arguments, { ...opts, callId: call.id, name: call.name });
+  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend: opts.extend });
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {

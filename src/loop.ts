@@ -38,14 +38,15 @@ export interface PendingCall {
 /**
  * A finished step: the stream's `step-finish` event, what onStepFinish gets and what stop
  * conditions read as `lastStep`. `usage` is that step's own; `provider` names the one that
- * answered when a fallback() chain did.
+ * answered when a fallback() chain did. The calls and results are the history's own (not
+ * copied for every step), hence read-only.
  */
 export interface StepResult {
   type: "step-finish";
   step: number;
   text: string;
-  toolCalls: ToolCall[];
-  toolResults: ToolResult[];
+  toolCalls: readonly ToolCall[];
+  toolResults: readonly ToolResult[];
   finishReason: FinishReason;
   usage: Usage;
   provider?: string;
