@@ -95,7 +95,8 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
     return result(call, name, errorJSON(message), "unknown_tool", opts);
   }
   const started = Date.now();
-  const outcome = await invokeTool(tool, call.arguments, { callId: call.id, name: call.name, logger, signal: opts.signal, extend: opts.extend });
+  // The executor's options are what an invocation reads (logger, signal, the gate's extend).
+  const outcome = await invokeTool(tool, call, opts);
   const ms = Date.now() - started;
   let r: ExecutedCall;
   switch (outcome.kind) {

@@ -13,10 +13,14 @@ export type Invocation =
   /** The handler asked for input nobody has given yet; it was abandoned (its signal aborted). */
   | { kind: "suspended" };
 
+/** The call being made: its id, the name errors use (the model's spelling), its JSON arguments. */
+export interface Invocable {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 export interface InvokeOptions {
-  callId: string;
-  /** The name errors use (the model's spelling of the call). Default: tool.name. */
-  name?: string;
   logger: Logger;
   signal?: AbortSignal | undefined;
   /** Adds to the handler's context (ctx.requestInput: see askingWith). */
@@ -45,7 +49,7 @@ export const askingWith =
   };
 
 /** Calls the tool, settling early on abort or the tool's timeout even if the handler ignores its signal. */
-export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Promise<Invocation> {
+export function invokeTool(tool: Tool, call: Invocable, opts: InvokeOptions): Promise<Invocation> {
   const { signal } = opts;
   if (signal?.aborted) return Promise.resolve({ kind: "cancelled" });
   // The tool's signal is made when the tool first reads it: most tools never do, and an
@@ -74,7 +78,7 @@ export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Prom
     signal?.addEventListener("abort", onAbort, { once: true });
     if (tool.timeout !== undefined && tool.timeout > 0) {
       timer = setTimeout(() => {
-        const err = new ToolTimeoutError(opts.name ?? tool.name, tool.timeout!);
+        const err = new ToolTimeoutError(call.name, tool.timeout!);
         abort(err);
         finish({ kind: "thrown", error: err });
       }, tool.timeout);
@@ -87,13 +91,13 @@ export function invokeTool(tool: Tool, input: string, opts: InvokeOptions): Prom
         }
         return controller.signal;
       },
-      callId: opts.callId,
+      callId: call.id,
       logger: opts.logger,
     };
     opts.extend?.(ctx, abort, finish);
     let p: Promise<unknown>;
     try {
-      p = tool.call(input, ctx);
+      p = tool.call(call.arguments, ctx);
     } catch (error) {
       // a synchronous throw from a hand-written Tool.call
       finish({ kind: "thrown", error });

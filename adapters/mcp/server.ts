@@ -211,7 +211,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       : bridge.requestInput;
 
     logger.info("mcp tool call", { tool: name });
-    const outcome = await invokeTool(tool, argsText, { callId, logger, signal: ctx.signal, extend: askingWith(requestInput) });
+    const outcome = await invokeTool(tool, { id: callId, name, arguments: argsText }, { logger, signal: ctx.signal, extend: askingWith(requestInput) });
     switch (outcome.kind) {
       case "ok":
         return done({ content: outcome.content ? toMcpContent(outcome.content) : [{ type: "text", text: outcome.output }], isError: false });

@@ -50,7 +50,6 @@ const EDITS = [
   // executor, invocation, tool, history: no gate, no ctx.requestInput, no needsApproval, no pending
   ["src/execute.ts", "await (opts.suspender?.run ?? runOne)(calls[i]!, opts)", "await runOne(calls[i]!, opts)"],
   ["src/execute.ts", "  if (!r.pending) opts.onResult?.(r);", "  opts.onResult?.(r);"],
-  ["src/execute.ts", "signal: opts.signal, extend: opts.extend });", "signal: opts.signal });"],
   ["src/invoke.ts", "    opts.extend?.(ctx, abort, finish);\n", ""],
   ["src/tool.ts", "  if (needsApproval !== undefined) t.needsApproval = needsApproval;\n", ""],
   ["src/history.ts", "          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a waiting call ${NEEDS_SUSPENSION}`);\n", ""],

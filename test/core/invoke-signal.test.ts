@@ -26,7 +26,7 @@ describe("the tool's signal, made on first read", () => {
   it("read after the caller aborted: aborted with the caller's reason", async () => {
     const caller = new AbortController();
     const t = lateReader();
-    const p = invokeTool(t.tool, "{}", { callId: "c1", logger, signal: caller.signal });
+    const p = invokeTool(t.tool, { id: "c1", name: "t", arguments: "{}" }, { logger, signal: caller.signal });
     const reason = new Error("stop");
     caller.abort(reason);
     expect(await p).toEqual({ kind: "cancelled" });
@@ -38,7 +38,7 @@ describe("the tool's signal, made on first read", () => {
 
   it("read after the tool timed out: aborted with the ToolTimeoutError it failed with", async () => {
     const t = lateReader(10);
-    const r = await invokeTool(t.tool, "{}", { callId: "c2", logger });
+    const r = await invokeTool(t.tool, { id: "c2", name: "t", arguments: "{}" }, { logger });
     expect(r.kind).toBe("thrown");
     const signal = t.ctx().signal;
     expect(signal.aborted).toBe(true);
@@ -49,7 +49,7 @@ describe("the tool's signal, made on first read", () => {
   it("read before any abort: live, and aborted later like an eager one", async () => {
     const caller = new AbortController();
     const t = lateReader();
-    const p = invokeTool(t.tool, "{}", { callId: "c3", logger, signal: caller.signal });
+    const p = invokeTool(t.tool, { id: "c3", name: "t", arguments: "{}" }, { logger, signal: caller.signal });
     const signal = t.ctx().signal;
     expect(signal.aborted).toBe(false);
     let heard: unknown;
@@ -61,7 +61,7 @@ describe("the tool's signal, made on first read", () => {
 
   it("never read: the call still finishes normally", async () => {
     const t = lateReader();
-    const p = invokeTool(t.tool, "{}", { callId: "c4", logger });
+    const p = invokeTool(t.tool, { id: "c4", name: "t", arguments: "{}" }, { logger });
     t.release();
     expect(await p).toEqual({ kind: "ok", output: "done" });
   });
