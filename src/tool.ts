@@ -95,7 +95,7 @@ export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S,
   }
   const parameters = toJSONSchema(options.input, String(options.name));
   // The types are only carried (the "~types" marker is never set): build() is untyped inside.
-  return build(options.name, options.description, parameters, options.input, options.run as Run, options.timeout, options.needsApproval as Tool["needsApproval"]) as Tool<Infer<S>, Awaited<O>>;
+  return build(options as BuildOptions, parameters, options.input) as Tool<Infer<S>, Awaited<O>>;
 }
 
 export interface JsonToolOptions {
@@ -116,20 +116,20 @@ export function jsonTool(options: JsonToolOptions): Tool {
     throw new InvalidToolError(`tool "${String(options.name)}" needs \`parameters\`: a JSON Schema object such as { type: "object", properties: {...} }`);
   }
   const input = jsonSchema(parameters);
-  return build(options.name, options.description, toJSONSchema(input, String(options.name)), input, options.run, options.timeout, options.needsApproval);
+  return build(options, toJSONSchema(input, String(options.name)), input);
 }
 
-type Run = (input: unknown, ctx: ToolContext) => unknown;
+/** What tool() and jsonTool() options share, as build() reads them (untyped inside). */
+interface BuildOptions {
+  name: string;
+  description: string;
+  run: (input: unknown, ctx: ToolContext) => unknown;
+  timeout?: number | undefined;
+  needsApproval?: Tool["needsApproval"];
+}
 
-function build(
-  name: string,
-  description: string,
-  parameters: JSONSchema,
-  typed: SchemaInput,
-  run: Run,
-  timeout: number | undefined,
-  needsApproval?: Tool["needsApproval"],
-): Tool {
+/** The Tool for `parameters` (sent to the model), validated by `typed`. */
+function build({ name, description, run, timeout, needsApproval }: BuildOptions, parameters: JSONSchema, typed: SchemaInput): Tool {
   if (typeof name !== "string" || name === "") throw new InvalidToolError("a tool needs a name");
   if (typeof run !== "function") throw new InvalidToolError(`tool "${name}" needs a run function`);
   if (parameters.type !== "object") {

@@ -52,6 +52,7 @@ const EDITS = [
   ["src/execute.ts", "  if (!r.pending) opts.onResult?.(r);", "  opts.onResult?.(r);"],
   ["src/invoke.ts", "    opts.extend?.(ctx, abort, finish);\n", ""],
   ["src/tool.ts", "  if (needsApproval !== undefined) t.needsApproval = needsApproval;\n", ""],
+  ["src/tool.ts", "function build({ name, description, run, timeout, needsApproval }: BuildOptions", "function build({ name, description, run, timeout }: BuildOptions"],
   ["src/history.ts", "          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a waiting call ${NEEDS_SUSPENSION}`);\n", ""],
   // adapters: toolChoice as 0.1 had it (auto, and none for the final tools-off call)
   ["adapters/claude/encode.ts", "  if (typeof choice === \"object\") return { type: \"tool\", name: choice.name };\n  if (choice === \"none\" || choice === \"required\") return { type: choice === \"none\" ? \"none\" : \"any\" };", "  if (choice === \"none\") return { type: \"none\" };"],
