@@ -1,6 +1,6 @@
 // The suites `npm test` runs, in order. Each resolves to { passed, failed, skipped }.
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { check, env, root, run, tmp } from "./run.mjs";
 import { checkPacked } from "../test/bundle/packed.mjs";
 
@@ -72,6 +72,28 @@ async function bunTests() {
 
 const sum = (...rs) => rs.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + (r.skipped ?? 0) }), { passed: 0, failed: 0, skipped: 0 });
 
+/**
+ * Each example checked in its own runtime's types, with "toolloop" resolving to the built dist/ through the
+ * package's exports: deno check (Deno's types); tsc on the Worker's own tsconfig (@cloudflare/workers-types),
+ * and on examples/bun/tsconfig.json (@types/bun), where "toolloop" is the root package referring to itself.
+ */
+async function typecheckExamples() {
+  if (!existsSync(join(root, "dist", "index.d.ts"))) throw new Error("dist/ is missing: run `npm run build` first (the build suite runs before this one)");
+  // The Worker example has its own package.json (toolloop: file:../..), so "toolloop" is not a self-reference
+  // there: link it as `npm install` in that folder does (a file: directory is a link into node_modules).
+  const link = join(root, "examples/cloudflare-worker/node_modules/toolloop");
+  if (!existsSync(join(link, "package.json"))) {
+    rmSync(link, { force: true }); // a dangling link is replaced
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync("../../..", link, "junction");
+  }
+  return sum(
+    await check("node_modules/.bin/deno", ["check", "examples/deno/main.ts"]),
+    await check("npx", ["tsc", "-p", "examples/cloudflare-worker"]),
+    await check("npx", ["tsc", "-p", "examples/bun"]),
+  );
+}
+
 /** Node 22/24 come from tools/node-matrix (its own lock file); installed on first use. */
 async function nodeMatrix(runtime) {
   if (!existsSync(join(root, "tools/node-matrix/node_modules/node22/bin/node")) || !existsSync(join(root, "tools/node-matrix/node_modules/node24/bin/node"))) {
@@ -89,8 +111,8 @@ export const suites = [
   { name: "typecheck tests", run: () => check("npx", ["tsc", "-p", "tsconfig.test.json"]) },
   // Unused exports and files in src/ and adapters/ (knip.json): internals nobody imports are not exported.
   { name: "unused exports", run: () => check("npx", ["knip", "--no-progress"]) },
-  // The examples type-check in their own runtime, against the built package (deno check resolves "toolloop" to dist/).
-  { name: "typecheck examples", run: () => check("node_modules/.bin/deno", ["check", "examples/deno/main.ts"]) },
+  // The examples type-check in their own runtime's types, against the built package: one test each.
+  { name: "typecheck examples", run: typecheckExamples },
   { name: "node (vitest)", run: () => vitest("node") },
   {
     name: "package",
