@@ -17,9 +17,10 @@ export type EventSourceMessage = SSEEvent;
 
 /**
  * The fetch signature we call. Narrower than `typeof fetch`, which some runtimes' types
- * extend (Bun adds `preconnect`), so a plain `(input, init) => ...` function fits.
+ * extend (Bun adds `preconnect`), so a plain `(input, init) => ...` function fits. The input
+ * is spelled out: `RequestInfo` is a DOM-lib name that Bun's types do not declare.
  */
-export type FetchFn = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface HttpSettings {
   /** Provider name for errors. */
