@@ -116,7 +116,20 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
   // by nothing else, so their parts are kept as they are: no copies.
   const parts: Part[] = [];
   const calls: ToolCall[] = [];
-  let text = "";
+  // Text is gathered in pieces and joined once: a string grown by += over thousands of events is
+  // a rope that costs far more to build and collect (a 20k-event stream took ~10 % longer for each
+  // string grown so). Streamed text merges into the part before it the same way (`run`), joined
+  // when another part comes or at the end.
+  const textPieces: string[] = [];
+  let run: { part: Part; pieces: string[] } | undefined;
+  const endRun = () => {
+    if (run) run.part.text = run.pieces.join("");
+    run = undefined;
+  };
+  const addPart = (part: Part) => {
+    endRun();
+    parts.push(part);
+  };
   let usage: UsageMetadata | undefined;
   let responseId: string | undefined;
   let finishReason: string | undefined;
@@ -145,7 +158,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     if (fc.args !== undefined && !isRecord(fc.args)) fc.args = {};
     const id = typeof fc.id === "string" && fc.id ? fc.id : deriveId(name, argsJSON);
     calls.push({ id, name, arguments: argsJSON });
-    parts.push(part);
+    addPart(part);
     emit?.({ type: "tool-call-delta", callId: id, name, argsDelta: argsJSON });
   };
 
@@ -187,19 +200,24 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
     const t = part.text as string;
     const thought = part.thought === true;
     if (t) {
-      if (!thought) text += t;
+      if (!thought) textPieces.push(t);
       emit?.(thought ? { type: "reasoning-delta", text: t } : { type: "text-delta", text: t });
     }
     if (mode === "json") {
-      parts.push(part);
+      addPart(part);
       return;
     }
     const plain = onlyText(part);
     if (plain && t === "") return;
     const last = parts[parts.length - 1];
     const lastPlain = last !== undefined && typeof last.text === "string" && onlyText(last);
-    if (plain && lastPlain && (last.thought === true) === thought) last.text += t;
-    else parts.push(part);
+    if (plain && lastPlain && (last.thought === true) === thought) {
+      if (run?.part !== last) {
+        endRun();
+        run = { part: last, pieces: [last.text as string] };
+      }
+      run.pieces.push(t);
+    } else addPart(part);
   };
 
   return {
@@ -222,7 +240,7 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
         else {
           if (mode === "stream") closeOpen(emit);
           if (typeof part.text === "string") onText(part, emit);
-          else parts.push(part); // a lone thoughtSignature, code execution, media: kept as is
+          else addPart(part); // a lone thoughtSignature, code execution, media: kept as is
         }
       }
       if (typeof candidate.finishReason === "string") finishReason = candidate.finishReason;
@@ -237,8 +255,9 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
         throw new StreamError(provider, "the stream ended before a finishReason arrived", { requestId: ctx.requestId?.() });
       }
       closeOpen(undefined);
+      endRun();
       const response: ModelResponse = {
-        text,
+        text: textPieces.join(""),
         toolCalls: calls,
         finishReason: mapFinishReason(finishReason, blockReason, calls.length > 0),
         usage: usageFrom(usage, grounding),

@@ -58,6 +58,30 @@ describe("decoder", () => {
     expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cacheReadTokens: 60, reasoningTokens: 30 });
   });
 
+  it("streamed text merges into one part per run (thought runs apart), split by a call, and the text is the non-thought runs", () => {
+    const call: Part = { functionCall: { name: "f", args: { a: 1 } } };
+    const r = stream(
+      chunk([{ text: "plan ", thought: true }]),
+      chunk([{ text: "more", thought: true }]),
+      chunk([{ text: "He" }]),
+      chunk([{ text: "llo" }, { text: "" }]),
+      chunk([call]),
+      chunk([{ text: " wor" }]),
+      chunk([{ text: "ld", thoughtSignature: "sig" }]),
+      chunk([{ text: "!" }], { finishReason: "STOP" }),
+    );
+    expect(r.response.text).toBe("Hello world!");
+    expect((r.response.providerData?.value as { parts: Part[] }).parts).toEqual([
+      { text: "plan more", thought: true },
+      { text: "Hello" },
+      call,
+      { text: " wor" },
+      { text: "ld", thoughtSignature: "sig" },
+      { text: "!" },
+    ]);
+    expect(r.deltas.filter((d) => d.type === "text-delta").map((d) => (d as { text: string }).text).join("")).toBe("Hello world!");
+  });
+
   it("a stream without a finishReason is a StreamError; a JSON body without one is 'other'", () => {
     expect(() => stream(chunk([{ text: "cut" }]))).toThrow(expect.objectContaining({ code: "stream_error" }));
     expect(decodeBody({}, chunk([{ text: "no reason" }])).response.finishReason).toBe("other");
