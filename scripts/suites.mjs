@@ -74,22 +74,25 @@ const sum = (...rs) => rs.reduce((a, r) => ({ passed: a.passed + r.passed, faile
 
 /**
  * Each example checked in its own runtime's types, with "toolloop" resolving to the built dist/ through the
- * package's exports: deno check (Deno's types); tsc on the Worker's own tsconfig (@cloudflare/workers-types),
+ * package's exports: deno check (Deno's types); tsc on each Worker's own tsconfig (@cloudflare/workers-types),
  * and on examples/bun/tsconfig.json (@types/bun), where "toolloop" is the root package referring to itself.
  */
 async function typecheckExamples() {
   if (!existsSync(join(root, "dist", "index.d.ts"))) throw new Error("dist/ is missing: run `npm run build` first (the build suite runs before this one)");
-  // The Worker example has its own package.json (toolloop: file:../..), so "toolloop" is not a self-reference
+  // The Worker examples have their own package.json (toolloop: file:../..), so "toolloop" is not a self-reference
   // there: link it as `npm install` in that folder does (a file: directory is a link into node_modules).
-  const link = join(root, "examples/cloudflare-worker/node_modules/toolloop");
-  if (!existsSync(join(link, "package.json"))) {
-    rmSync(link, { force: true }); // a dangling link is replaced
-    mkdirSync(dirname(link), { recursive: true });
-    symlinkSync("../../..", link, "junction");
+  for (const example of ["cloudflare-worker", "mcp-worker"]) {
+    const link = join(root, "examples", example, "node_modules/toolloop");
+    if (!existsSync(join(link, "package.json"))) {
+      rmSync(link, { force: true }); // a dangling link is replaced
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync("../../..", link, "junction");
+    }
   }
   return sum(
     await check("node_modules/.bin/deno", ["check", "examples/deno/main.ts"]),
     await check("npx", ["tsc", "-p", "examples/cloudflare-worker"]),
+    await check("npx", ["tsc", "-p", "examples/mcp-worker"]),
     await check("npx", ["tsc", "-p", "examples/bun"]),
   );
 }
