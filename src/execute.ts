@@ -109,8 +109,10 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
       }
       break;
     case "cancelled":
-    case "suspended":
       logger.info("tool cancelled", { tool: name, ms });
+      r = cancelled(call);
+      break;
+    case "suspended": // the handler asked for input: suspension() answers the call as waiting (and logs it)
       r = cancelled(call);
       break;
     case "thrown": {

@@ -64,8 +64,11 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
     },
     async run(call, opts) {
       const r = await gated(call, opts);
-      // Signed where it is made: a decision for it is checked against the signature.
-      if (r.pending && sign) r.pending.signature = await sign(call, r.pending);
+      if (r.pending) {
+        opts.logger.info("tool waits for a decision", { tool: r.name, kind: r.pending.kind });
+        // Signed where it is made: a decision for it is checked against the signature.
+        if (sign) r.pending.signature = await sign(call, r.pending);
+      }
       return r;
     },
     async before(history, decisions, prompting, cfg, opts) {

@@ -144,6 +144,27 @@ describe("suspension", () => {
     expect(calls).toEqual(['{"path":"/etc"}']);
   });
 
+  it("a call that waits is logged as waiting, with its kind, not as cancelled", async () => {
+    const lines: [string, string, unknown][] = [];
+    const at = (level: string) => (msg: string, fields?: unknown) => void lines.push([level, msg, fields]);
+    const logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+    const ask = tool({
+      name: "ask",
+      description: "Asks.",
+      input: v.object({}),
+      run: async (_i, ctx) => String(await ctx.requestInput!({ message: "sure?" })),
+    });
+    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "c1" }, { name: "ask", arguments: {}, id: "c2" }] }]);
+    const client = createClient({ suspension: suspension(), provider, tools: [pay([]), ask], logger, parallelTools: true });
+    expect((await client.run("go")).status).toBe("suspended");
+    const waits = lines.filter(([, msg]) => msg === "tool waits for a decision").map(([level, , f]) => [level, f]);
+    expect(waits).toEqual([
+      ["info", { tool: "pay", kind: "approval" }],
+      ["info", { tool: "ask", kind: "input" }],
+    ]);
+    expect(lines.some(([, msg]) => msg === "tool cancelled")).toBe(false);
+  });
+
   it("requestInput suspends; on resume the handler runs again with the same input and gets the answers in call order", async () => {
     const runs: unknown[] = [];
     const transfer = tool({
