@@ -7,7 +7,7 @@
 // elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
 // toolloop client it becomes a pending call of the run's suspension.
 import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
-import { jsonSchemaValidator } from "../../src/json-schema.js";
+import { jsonSchema, jsonSchemaValidator } from "../../src/json-schema.js";
 import type { JSONSchema, ValidateFn } from "../../src/schema.js";
 import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../src/tool.js";
 import type { FetchFn } from "../../src/http.js";
@@ -200,8 +200,18 @@ async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<
     throw new Error(`the MCP tool ${tool} asks for input ("${message}"); run it inside a toolloop client (ctx.requestInput) to answer`);
   }
   const schema = isObject(p.requestedSchema) ? p.requestedSchema : undefined;
-  const answer = await ctx.requestInput(schema ? { message, schema } : { message });
+  // As a Standard Schema (jsonSchema()), so a client with suspension() checks the person's answer
+  // against the server's form on resume, as it does for a valibot schema; a raw JSON Schema would
+  // only be shown. This module already carries the JSON Schema validator, for the listed tools.
+  const answer = await ctx.requestInput(schema ? { message, schema: jsonSchema(answerForm(schema)) } : { message });
   return { action: "accept", content: withDefaults(isObject(answer) ? { ...answer } : {}, schema) };
+}
+
+/** The form as an answer must meet it: a field with a default may be left out (withDefaults fills it). */
+function answerForm(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = isObject(schema.properties) ? schema.properties : {};
+  if (!Array.isArray(schema.required)) return schema;
+  return { ...schema, required: schema.required.filter((k) => !(isObject(props[k as string]) && (props[k as string] as Record<string, unknown>).default !== undefined)) };
 }
 
 /** SEP-1034: a field the answer leaves out takes the default its schema names. */

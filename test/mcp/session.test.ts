@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp.js";
 import { silentLogger } from "../../src/index.js";
+import type { StandardJSONSchemaLike } from "../../src/schema.js";
 
 type Answer = (body: any, init: RequestInit) => Response | Promise<Response>;
 
@@ -202,12 +203,17 @@ describe("mcpTools transport", () => {
       "tools/list": listOK,
       "tools/call": (b) =>
         sse(
-          `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: "q1", method: "elicitation/create", params: { message: "Who?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ann" }, age: { type: "integer", default: 30 } } } } })}\n\n` +
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: "q1", method: "elicitation/create", params: { message: "Who?", requestedSchema: { type: "object", properties: { name: { type: "string", default: "Ann" }, age: { type: "integer", default: 30 }, note: { type: "string" } }, required: ["name", "note"] } } })}\n\n` +
             `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: b.id, result: { content: [{ type: "text", text: "ok" }] } })}\n\n`,
         ),
     });
     const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
-    expect(await t!.call("{}", { ...ctx, requestInput: async () => ({ age: 41 }) })).toBe("ok");
-    await expect.poll(() => s.log.find((r) => r.method === "response")?.body).toEqual({ jsonrpc: "2.0", id: "q1", result: { action: "accept", content: { age: 41, name: "Ann" } } });
+    let form: StandardJSONSchemaLike | undefined;
+    const requestInput = async (q: { schema?: unknown }) => ((form = q.schema as StandardJSONSchemaLike), { age: 41, note: "n" });
+    expect(await t!.call("{}", { ...ctx, requestInput } as never)).toBe("ok");
+    await expect.poll(() => s.log.find((r) => r.method === "response")?.body).toEqual({ jsonrpc: "2.0", id: "q1", result: { action: "accept", content: { age: 41, note: "n", name: "Ann" } } });
+    // The form an answer is checked against: a required field with a default may be left out, one without may not.
+    expect(await form!["~standard"].validate({ note: "n" })).toEqual({ value: { note: "n" } });
+    expect(await form!["~standard"].validate({ name: "Bo" })).toMatchObject({ issues: [expect.anything()] });
   });
 });

@@ -5,6 +5,7 @@ import { mcpTools, type McpToolSet } from "../../adapters/mcp.js";
 import { createClient, suspension, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { silentLogger } from "../../src/log.js";
+import type { StandardJSONSchemaLike } from "../../src/schema.js";
 import { PNG } from "./fixtures/v2-server.js";
 
 export const ctx = (extra: Record<string, unknown> = {}) => ({ signal: new AbortController().signal, callId: "c1", logger: silentLogger, ...extra });
@@ -114,7 +115,11 @@ export function mcpToolsSuite(url: () => string) {
     const asked: unknown[] = [];
     const out = await byName("deploy").call('{"env":"prod"}', ctx({ requestInput: async (q: unknown) => (asked.push(q), { confirm: true }) }));
     expect(out).toBe("deployed to prod");
-    expect(asked).toMatchObject([{ message: "Deploy to prod?", schema: { type: "object", properties: { confirm: { type: "boolean" } } } }]);
+    expect(asked).toMatchObject([{ message: "Deploy to prod?" }]);
+    // The server's form, as a Standard Schema: what a person is shown, and what their answer is checked against.
+    const schema = (asked[0] as { schema: StandardJSONSchemaLike }).schema;
+    expect(schema["~standard"].jsonSchema!.input({ target: "draft-2020-12" })).toMatchObject({ type: "object", properties: { confirm: { type: "boolean" } } });
+    expect(await schema["~standard"].validate({ confirm: "yes" })).toMatchObject({ issues: [expect.anything()] });
   });
 
   it("without ctx.requestInput a remote question is a clear tool error", async () => {
@@ -133,6 +138,10 @@ export function mcpToolsSuite(url: () => string) {
     // The suspended state is plain JSON: resume it in a new client.
     const saved = JSON.parse(JSON.stringify(client.history));
     const resumed = createClient({ suspension: suspension(), provider, tools, history: saved });
+    expect(first.pending[0]!.schema).toMatchObject({ type: "object", properties: { confirm: { type: "boolean" } } });
+    // An answer that does not fit the server's form is refused before the server sees it; nothing changes.
+    await expect(resumed.resume([{ callId: first.pending[0]!.callId, answer: { confirm: "yes" } }])).rejects.toMatchObject({ code: "invalid_decision" });
+    expect(resumed.history).toEqual(saved);
     const done = await resumed.resume([{ callId: first.pending[0]!.callId, answer: { confirm: true } }]);
     expect(done.status).toBe("done");
     expect(done.text).toBe("tool said: deployed to prod");
