@@ -144,8 +144,9 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     // (Without suspension() the client refuses a history with waiting calls before it gets here.)
     const waiting = cfg.suspender?.waiting(history, emit);
     if (waiting) return finish(prev ? prev.text : "", step - 1, waiting);
-    if (step > cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) throw new MaxStepsError(cfg.maxSteps);
-    // A stop condition that held after the step before makes this call the last, with tools off.
+    // A stop condition that held after the step before makes this call the last, with tools off;
+    // so does passing maxSteps, which only finalAnswerOnMaxSteps gets to (the step at maxSteps
+    // throws MaxStepsError otherwise, before its tools run).
     const last = step > cfg.maxSteps || (prev && [cfg.steps.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! })));
     const p = (await cfg.steps.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;
