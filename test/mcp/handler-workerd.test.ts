@@ -1,7 +1,7 @@
 // The official MCP SDK client against our mcpHandler running in workerd (Miniflare, no
 // nodejs_compat): a tiny worker bundled as wrangler would, then examples/mcp-worker itself.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleForWorker, sdkClient, startWorkerd } from "./helpers.js";
+import { bundleForWorker, sdkClient, startWorkerd, unpooledFetch } from "./helpers.js";
 import { sdkClientSuite } from "./sdk-client-suite.js";
 
 type TextBlock = { type: string; text: string };
@@ -70,9 +70,11 @@ describe("examples/mcp-worker in workerd", () => {
 
   it("with MCP_TOKEN set, needs the bearer token", async () => {
     const url = new URL("/mcp", locked.url).toString();
-    await expect(sdkClient(url)).rejects.toThrow(/401|Unauthorized/);
-    await expect(sdkClient(url, { authorization: "Bearer tok-12" })).rejects.toThrow(/401|Unauthorized/);
-    const client = await sdkClient(url, { authorization: "Bearer tok-123" });
+    // New connections: a 401 sent before the body was read may close its socket (see unpooledFetch).
+    const fetch = unpooledFetch;
+    await expect(sdkClient(url, {}, { fetch })).rejects.toThrow(/401|Unauthorized/);
+    await expect(sdkClient(url, { authorization: "Bearer tok-12" }, { fetch })).rejects.toThrow(/401|Unauthorized/);
+    const client = await sdkClient(url, { authorization: "Bearer tok-123" }, { fetch });
     try {
       expect((await client.listTools()).tools).toHaveLength(2);
     } finally {

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { build } from "esbuild";
+import { Agent, fetch as undiciFetch } from "undici";
 // @ts-expect-error: a plain-JS example module without type declarations
 import { serveFetch as serveFetchUntyped } from "../../examples/mcp-node/node-http.mjs";
 
@@ -75,11 +76,22 @@ export async function startWorkerd(script: string, bindings: Record<string, stri
 }
 
 /** The official SDK client, connected over Streamable HTTP (`transport` exposes the negotiated revision). */
-export async function sdkClient(url: string, headers: Record<string, string> = {}): Promise<Client & { http: StreamableHTTPClientTransport }> {
+/**
+ * A fetch that opens a new connection for every request. A server that refuses a request
+ * before reading its body (401, 403) may close that connection, and a pooled fetch can pick
+ * the closing socket for the next request ("other side closed"): tests that expect refusals
+ * and then a success on the same server use this.
+ */
+export const unpooledFetch: typeof fetch = (() => {
+  const dispatcher = new Agent({ pipelining: 0 });
+  return ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+})();
+
+export async function sdkClient(url: string, headers: Record<string, string> = {}, options: { fetch?: typeof fetch } = {}): Promise<Client & { http: StreamableHTTPClientTransport }> {
   const client = new Client({ name: "sdk-peer", version: "1.0.0" });
   // identity: Miniflare's dev proxy gzips even empty answers, and the SDK cancels those
   // bodies unread, which makes workerd log a harmless "Broken pipe" per request.
-  const http = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...headers, "accept-encoding": "identity" } } });
+  const http = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...headers, "accept-encoding": "identity" } }, ...(options.fetch && { fetch: options.fetch }) });
   await client.connect(http);
   return Object.assign(client, { http });
 }
