@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { root, sdkClient, tmp } from "./helpers.js";
+import { root, sdkClient, tmp, unpooledFetch } from "./helpers.js";
 
 type TextBlock = { type: string; text: string };
 
@@ -70,8 +70,9 @@ describe("examples/mcp-node", () => {
   it("with MCP_TOKEN, refuses clients without the bearer token", async () => {
     const { url, child } = await start(file, { MCP_TOKEN: "node-secret" });
     children.push(child);
-    await expect(sdkClient(url)).rejects.toThrow(/401|Unauthorized/);
-    const client = await sdkClient(url, { authorization: "Bearer node-secret" });
+    // New connections: a refusal sent before the body was read may close its socket (see unpooledFetch).
+    await expect(sdkClient(url, {}, { fetch: unpooledFetch })).rejects.toThrow(/401|Unauthorized/);
+    const client = await sdkClient(url, { authorization: "Bearer node-secret" }, { fetch: unpooledFetch });
     try {
       expect((await client.listTools()).tools).toHaveLength(1);
     } finally {
