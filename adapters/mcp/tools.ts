@@ -209,18 +209,24 @@ async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<
 
 /** The form as an answer must meet it: a field with a default may be left out (withDefaults fills it). */
 function answerForm(schema: Record<string, unknown>): Record<string, unknown> {
-  const props = isObject(schema.properties) ? schema.properties : {};
   if (!Array.isArray(schema.required)) return schema;
-  return { ...schema, required: schema.required.filter((k) => !(isObject(props[k as string]) && (props[k as string] as Record<string, unknown>).default !== undefined)) };
+  return { ...schema, required: schema.required.filter((k) => defaultOf(schema, String(k)) === undefined) };
 }
 
 /** SEP-1034: a field the answer leaves out takes the default its schema names. */
 function withDefaults(content: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const props = schema && isObject(schema.properties) ? schema.properties : {};
-  for (const [key, prop] of Object.entries(props)) {
-    if (!(key in content) && isObject(prop) && prop.default !== undefined) content[key] = prop.default;
+  if (!schema || !isObject(schema.properties)) return content;
+  for (const key of Object.keys(schema.properties)) {
+    const value = defaultOf(schema, key);
+    if (!(key in content) && value !== undefined) content[key] = value;
   }
   return content;
+}
+
+/** The default a form's field names, if any. */
+function defaultOf(schema: Record<string, unknown>, key: string): unknown {
+  const prop = isObject(schema.properties) ? schema.properties[key] : undefined;
+  return isObject(prop) ? prop.default : undefined;
 }
 
 function issuesOf(data: unknown): ValidationIssue[] {
