@@ -2,7 +2,7 @@
 // The two ratios issue 12's CPU budgets are about, without the peers: toolloop ÷ the
 // hand-written fetch loop for loop CPU (json, stream) and stream decode (20k text / argument
 // events), each pair in fresh child processes (bench/worker.mjs) against the bench mock,
-// interleaved A B / B A per round; prints each round's ratio and the median. ~1.5 min for
+// interleaved A B / B A per round; prints each round's ratio and the median. ~4 min for
 // R=3 on 2 cores. Not a replacement for `npm run bench` (RESULTS.md); a check while profiling.
 //
 //   node bench/core-ratios.mjs                      all formats, all four cells, 3 rounds
@@ -23,7 +23,8 @@ mkdirSync(buildDir, { recursive: true });
 const files = only.flatMap((f) => [`toolloop-${f}`, `raw-${f}`]);
 await buildRunnable(files.map((f) => join(benchDir, "agents", `${f}.mjs`)), buildDir);
 const server = await startMockServer();
-const L = { warmup: 40, warmupMs: 800, runs: 20, runsMs: 800, minRuns: 5, heapLoops: 2 };
+// As in run.mjs: the measured loops come after the JIT has warmed up (WARM=n changes that).
+const L = { warmup: Number(process.env.WARM ?? 150), warmupMs: 20_000, runs: 30, runsMs: 3000, minRuns: 5, heapLoops: 2 };
 const out = {};
 for (const kind of ["text", "args"]) for (const f of only) server.prepare(f, kind, 20000);
 for (let r = 0; r < ROUNDS; r++) {

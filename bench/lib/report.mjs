@@ -29,8 +29,11 @@ export function derive(results) {
     const [id, format, mode] = key.split(":");
     const raw = results.loops[`raw:${format}:${mode}`];
     const ratios = cell.rounds.map((r, i) => (r && raw?.rounds[i] ? r.cpu / raw.rounds[i].cpu : NaN));
+    const coldRatios = cell.rounds.map((r, i) => (r?.cold && raw?.rounds[i]?.cold ? r.cold / raw.rounds[i].cold : NaN));
     loop[key] = {
       cpu: median(cell.rounds.map((r) => r?.cpu)),
+      cold: median(cell.rounds.map((r) => r?.cold)),
+      coldRatio: median(coldRatios),
       wall: median(cell.rounds.map((r) => r?.wall)),
       ratio: median(ratios),
       heapKept: median(cell.rounds.map((r) => r?.heapKept)),
@@ -206,7 +209,9 @@ export function renderReport(results, env) {
   line();
   line("One conversation = 20 model calls that each ask for 5 parallel `get_weather` calls, then a final answer (21 requests,");
   line("100 tool runs). CPU ms per conversation (`process.cpuUsage`, the SDK's process only; the mock server runs in the parent),");
-  line("median of the measured loops; × = ratio to the hand-written fetch loop measured in the same round, median over rounds.");
+  line(`median of the measured loops, which come after ${env.config.loop.warmup} warm-up conversations in the same process (the JIT has then`);
+  line("compiled the SDK and undici); × = ratio to the hand-written fetch loop measured in the same round, median over rounds.");
+  line(`The last table is the cold cost: the first ${env.config.loop.coldRuns} conversations of each process, while that compiling goes on.`);
   line();
   for (const mode of ["json", "stream"]) {
     line(`### ${mode === "json" ? "JSON responses" : "Streaming (SSE) responses"}`);
@@ -226,6 +231,24 @@ export function renderReport(results, env) {
       ]),
     );
   }
+  line(`### Cold: the first ${env.config.loop.coldRuns} conversations of a process`);
+  line();
+  line("Cells: × hand-written, JSON / stream (CPU ms, JSON / stream).");
+  line();
+  table(
+    ["SDK", ...FORMATS.map((f) => FORMAT_NAMES[f])],
+    SDKS.map((sdk) => [
+      sdk.name,
+      ...FORMATS.map((f) => {
+        const modes = na(sdk, f) ? [] : loopModes(sdk, f);
+        if (!modes.length) return "n/a";
+        const xs = ["json", "stream"].map((m) => (modes.includes(m) ? d.loop[`${sdk.id}:${f}:${m}`] : undefined));
+        const r = (x) => (x ? (sdk.id === "raw" ? "1.00×" : ratio(x.coldRatio)) : "–");
+        const c = (x) => (x ? fmt(x.cold) : "–");
+        return `${r(xs[0])} / ${r(xs[1])} (${c(xs[0])} / ${c(xs[1])})`;
+      }),
+    ]),
+  );
 
   // ---- 3. decode
   line("## 3. Stream decode");
@@ -307,7 +330,7 @@ export function renderReport(results, env) {
   const L = env.config.loop;
   const D = env.config.decode;
   line(
-    `Settings: loop: up to ${L.warmup} warm-up loops (${L.warmupMs} ms) and up to ${L.runs} measured loops (${L.runsMs} ms, at least ${L.minRuns} each) per process, ${L.coreRounds} rounds for toolloop and the hand-written loop, ${L.peerRounds} for the peers; decode: up to ${D.warmup} warm-up calls on the 2k response (${D.warmupMs} ms), ${D.reps} reps per size per process, ${D.rounds} rounds, ${D.timeoutMs / 1000} s per process; import: ${env.config.importRounds} rounds.`,
+    `Settings: loop: up to ${L.warmup} warm-up loops (${L.warmupMs} ms) and up to ${L.runs} measured loops (${L.runsMs} ms, at least ${L.minRuns} each) per process, the first ${L.coldRuns} timed as cold, ${L.coreRounds} rounds for toolloop and the hand-written loop, ${L.peerRounds} for the peers; decode: up to ${D.warmup} warm-up calls on the 2k response (${D.warmupMs} ms), ${D.reps} reps per size per process, ${D.rounds} rounds, ${D.timeoutMs / 1000} s per process; import: ${env.config.importRounds} rounds.`,
   );
   return `${out.join("\n")}\n`;
 }
