@@ -1,9 +1,10 @@
 // What suspension and step control cost a minimal agent that uses neither (issue 14: at most
 // 0.5 KiB gzip). A what-if build: a throwaway git worktree (with this checkout's src/ and
 // adapters/ as they are now) in which the code behind
-// needsApproval / externalTool() / requestInput / decisions / resume / pending and behind
+// needsApproval / externalTool() / requestInput / decisions / resume / pending, behind
 // toolChoice beyond 0.1's auto/none, prepareStep, onStepFinish, stopWhen and per-call
-// system / maxSteps is cut out (EDITS below), then every minimal agent is bundled both ways.
+// system / maxSteps, and the client's glue for `tracer` is cut out (EDITS below), then every
+// minimal agent is bundled both ways.
 //
 //   node bench/lib/without-steps.mjs
 //   KEEP=1 node bench/lib/without-steps.mjs    keeps the worktree (printed) to diff the bundles
@@ -54,6 +55,11 @@ const EDITS = [
   ["src/tool.ts", "  if (needsApproval !== undefined) t.needsApproval = needsApproval;\n", ""],
   ["src/tool.ts", "function build({ name, description, run, timeout, needsApproval }: BuildOptions", "function build({ name, description, run, timeout }: BuildOptions"],
   ["src/history.ts", "          if (res.pending !== undefined) out.pending = pending ? pending(res.pending, fail) : fail(`a waiting call ${NEEDS_SUSPENSION}`);\n", ""],
+  // client: no tracer (createClient({ tracer: tracing(t) }) is issue 14's too): its check, layer, span and tool wrapping
+  ["src/client.ts", "(options.tracer && typeof options.tracer.attach !== \"function\") || (options.compaction", "(options.compaction"],
+  ["src/client.ts", "  const traces = options.tracer?.attach(model);\n  if (traces) model = traces.provider;\n", ""],
+  ["src/client.ts", "    traces ? traces.run(() => runOnce(prompt, opts, call)) : runOnce(prompt, opts, call);", "    runOnce(prompt, opts, call);"],
+  ["src/client.ts", "createRegistry(traces ? traces.tools(tools) : tools)", "createRegistry(tools)"],
   // adapters: toolChoice as 0.1 had it (auto, and none for the final tools-off call)
   ["adapters/claude/encode.ts", "  if (typeof choice === \"object\") return { type: \"tool\", name: choice.name };\n  if (choice === \"none\" || choice === \"required\") return { type: choice === \"none\" ? \"none\" : \"any\" };", "  if (choice === \"none\") return { type: \"none\" };"],
   ["adapters/openai/chat-encode.ts", "    if (choice !== undefined && choice !== \"auto\") {\n      body.tool_choice = typeof choice === \"string\" ? choice : { type: \"function\", function: { name: choice.name } };\n    }", "    if (choice === \"none\") body.tool_choice = choice;"],
