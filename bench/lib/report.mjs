@@ -84,6 +84,9 @@ export function renderReport(results, env) {
     for (const r of rows) line(`| ${r.join(" | ")} |`);
     line();
   };
+  /** A table with a row per SDK and a column per format; `cell(sdk, format)` fills each cell. */
+  const sdkTable = (cell, formats = FORMATS) =>
+    table(["SDK", ...formats.map((f) => FORMAT_NAMES[f])], SDKS.map((sdk) => [sdk.name, ...formats.map((f) => cell(sdk, f))]));
 
   line("# toolloop benchmarks");
   line();
@@ -185,19 +188,13 @@ export function renderReport(results, env) {
   line("One tool with a validated `{ city: string }` input and one tool-calling loop (JSON, not streaming, where the SDK");
   line("has both), bundled by esbuild: minified, platform browser, ESM, gzip level 9. Cells: gzip (minified).");
   line();
-  table(
-    ["SDK", ...FORMATS.map((f) => FORMAT_NAMES[f])],
-    SDKS.map((sdk) => [
-      sdk.name,
-      ...FORMATS.map((f) => {
-        const why = na(sdk, f) ?? (sizeExport(sdk, f) ? undefined : sdk.noLoop?.[f]?.replace(/^—\s*/, ""));
-        if (why) return `n/a`;
-        const s = d.sizes[`${sdk.id}:${f}`];
-        if (!s) return "failed";
-        return `${kib(s.gzip)} (${kib(s.minified)})${s.nodeImports.length ? ` ¹` : ""}`;
-      }),
-    ]),
-  );
+  sdkTable((sdk, f) => {
+    const why = na(sdk, f) ?? (sizeExport(sdk, f) ? undefined : sdk.noLoop?.[f]?.replace(/^—\s*/, ""));
+    if (why) return `n/a`;
+    const s = d.sizes[`${sdk.id}:${f}`];
+    if (!s) return "failed";
+    return `${kib(s.gzip)} (${kib(s.minified)})${s.nodeImports.length ? ` ¹` : ""}`;
+  });
   const nodeImp = Object.entries(d.sizes).filter(([, v]) => v.nodeImports.length);
   if (nodeImp.length) {
     line(`¹ The browser bundle still imports Node built-ins (${[...new Set(nodeImp.flatMap(([, v]) => v.nodeImports))].join(", ")}); they are left out of the size.`);
@@ -218,37 +215,25 @@ export function renderReport(results, env) {
     line();
     line("Cells: × hand-written (CPU ms, wall ms).");
     line();
-    table(
-      ["SDK", ...FORMATS.map((f) => FORMAT_NAMES[f])],
-      SDKS.map((sdk) => [
-        sdk.name,
-        ...FORMATS.map((f) => {
-          if (na(sdk, f) || !loopModes(sdk, f).includes(mode)) return "n/a";
-          const x = d.loop[`${sdk.id}:${f}:${mode}`];
-          if (!x) return "failed";
-          return `${sdk.id === "raw" ? "1.00×" : ratio(x.ratio)} (${fmt(x.cpu)}, ${fmt(x.wall)})`;
-        }),
-      ]),
-    );
+    sdkTable((sdk, f) => {
+      if (na(sdk, f) || !loopModes(sdk, f).includes(mode)) return "n/a";
+      const x = d.loop[`${sdk.id}:${f}:${mode}`];
+      if (!x) return "failed";
+      return `${sdk.id === "raw" ? "1.00×" : ratio(x.ratio)} (${fmt(x.cpu)}, ${fmt(x.wall)})`;
+    });
   }
   line(`### Cold: the first ${env.config.loop.coldRuns} conversations of a process`);
   line();
   line("Cells: × hand-written, JSON / stream (CPU ms, JSON / stream).");
   line();
-  table(
-    ["SDK", ...FORMATS.map((f) => FORMAT_NAMES[f])],
-    SDKS.map((sdk) => [
-      sdk.name,
-      ...FORMATS.map((f) => {
-        const modes = na(sdk, f) ? [] : loopModes(sdk, f);
-        if (!modes.length) return "n/a";
-        const xs = ["json", "stream"].map((m) => (modes.includes(m) ? d.loop[`${sdk.id}:${f}:${m}`] : undefined));
-        const r = (x) => (x ? (sdk.id === "raw" ? "1.00×" : ratio(x.coldRatio)) : "–");
-        const c = (x) => (x ? fmt(x.cold) : "–");
-        return `${r(xs[0])} / ${r(xs[1])} (${c(xs[0])} / ${c(xs[1])})`;
-      }),
-    ]),
-  );
+  sdkTable((sdk, f) => {
+    const modes = na(sdk, f) ? [] : loopModes(sdk, f);
+    if (!modes.length) return "n/a";
+    const xs = ["json", "stream"].map((m) => (modes.includes(m) ? d.loop[`${sdk.id}:${f}:${m}`] : undefined));
+    const r = (x) => (x ? (sdk.id === "raw" ? "1.00×" : ratio(x.coldRatio)) : "–");
+    const c = (x) => (x ? fmt(x.cold) : "–");
+    return `${r(xs[0])} / ${r(xs[1])} (${c(xs[0])} / ${c(xs[1])})`;
+  });
 
   // ---- 3. decode
   line("## 3. Stream decode");
@@ -264,20 +249,14 @@ export function renderReport(results, env) {
     line("Cells: × hand-written (CPU ms at 20k; 20k/2k; 200k/20k).");
     line();
     const formats = kind === "args" ? FORMATS.filter((f) => f !== "gemini") : FORMATS;
-    table(
-      ["SDK", ...formats.map((f) => FORMAT_NAMES[f])],
-      SDKS.map((sdk) => [
-        sdk.name,
-        ...formats.map((f) => {
-          if (na(sdk, f)) return "n/a";
-          const x = d.decode[`${sdk.id}:${f}:${kind}`];
-          if (!x) return "failed";
-          if (x.timeout) return `> ${ratio(x.timeout / x.rawCpu20k)} (> ${fmt(x.timeout / 1000, 0)} s; 2k: ${fmt(x.cpu2k, 0)} ms)`;
-          const r = sdk.id === "raw" ? "1.00×" : ratio(x.ratio);
-          return `${r} (${fmt(x.cpu20k)}; ${fmt(x.grow1, 1)}; ${Number.isFinite(x.grow2) ? fmt(x.grow2, 1) : "not run"})`;
-        }),
-      ]),
-    );
+    sdkTable((sdk, f) => {
+      if (na(sdk, f)) return "n/a";
+      const x = d.decode[`${sdk.id}:${f}:${kind}`];
+      if (!x) return "failed";
+      if (x.timeout) return `> ${ratio(x.timeout / x.rawCpu20k)} (> ${fmt(x.timeout / 1000, 0)} s; 2k: ${fmt(x.cpu2k, 0)} ms)`;
+      const r = sdk.id === "raw" ? "1.00×" : ratio(x.ratio);
+      return `${r} (${fmt(x.cpu20k)}; ${fmt(x.grow1, 1)}; ${Number.isFinite(x.grow2) ? fmt(x.grow2, 1) : "not run"})`;
+    }, formats);
   }
   if (kind2note(d)) line(kind2note(d));
   line("The Gemini API sends a function call whole, so it has no argument-fragment case. \"not run\": the 200k-event");
@@ -294,21 +273,15 @@ export function renderReport(results, env) {
   line();
   line("Cells: heap kept MB, JSON loop (streaming loop) · peak RSS MB · import ms.");
   line();
-  table(
-    ["SDK", ...FORMATS.map((f) => FORMAT_NAMES[f])],
-    SDKS.map((sdk) => [
-      sdk.name,
-      ...FORMATS.map((f) => {
-        if (na(sdk, f)) return "n/a";
-        const j = d.loop[`${sdk.id}:${f}:json`];
-        const s = d.loop[`${sdk.id}:${f}:stream`];
-        const imp = d.imports[`${sdk.id}:${f}`];
-        const heap = j || s ? `${j ? mb(j.heapKept) : "n/a"} (${s ? mb(s.heapKept) : "n/a"})` : "n/a";
-        const rss = mb(Math.max(j?.peakRss ?? -Infinity, s?.peakRss ?? -Infinity));
-        return `${heap} · ${rss} · ${fmt(imp)} ms`;
-      }),
-    ]),
-  );
+  sdkTable((sdk, f) => {
+    if (na(sdk, f)) return "n/a";
+    const j = d.loop[`${sdk.id}:${f}:json`];
+    const s = d.loop[`${sdk.id}:${f}:stream`];
+    const imp = d.imports[`${sdk.id}:${f}`];
+    const heap = j || s ? `${j ? mb(j.heapKept) : "n/a"} (${s ? mb(s.heapKept) : "n/a"})` : "n/a";
+    const rss = mb(Math.max(j?.peakRss ?? -Infinity, s?.peakRss ?? -Infinity));
+    return `${heap} · ${rss} · ${fmt(imp)} ms`;
+  });
 
   // ---- notes
   line("## Notes");
