@@ -2,25 +2,30 @@
 // decision batches (through chat, stream, run and resume), with steps that mix calls which
 // need nothing, need an approval, ask for input or wait for an external tool; saved histories
 // reloaded into a new client (with the same secret, another one, or a call's arguments
-// changed on the way); injected faults; and batches with one bad decision in them. Against the
+// changed on the way); injected faults; batches with one bad decision in them; and step control
+// beside it (a stepCountIs stop condition, toolChoice "required", prepareStep turning tools off
+// at some step, onStepFinish). Against the
 // wire-faithful mocks, which reject any request whose history an API would reject (so a
 // pending result that reached a provider fails here).
 //
 // After every operation: the history is valid, no request was refused, `pending` agrees with
 // what the call resolved (or the `suspended` event), a refused batch changed nothing and sent
-// nothing, no handler that needs nothing or was approved ran twice, and every failure is one
+// nothing, no handler that needs nothing or was approved ran twice, each call's steps reach
+// onStepFinish numbered 1, 2, ..., and every failure is one
 // of the expected typed errors. At the end every waiting call is decided and the next chat works.
 //
 // test/core/suspend*.test.ts cover each decision form on each wire one case at a time; this
 // crosses them with each other, with faults and with reloads. Fixed seed, 300 cases per adapter
 // (about 1,400 operations each, ~2 s); each of a skipped signature check, a prompt that leaves
-// a call waiting and an approved handler run twice makes it fail.
+// a call waiting, an approved handler run twice and a resumed run numbering its steps from 2
+// makes it fail.
 import fc from "fast-check";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import {
   createClient,
   externalTool,
+  stepCountIs,
   isToolloopError,
   suspension,
   tool,
@@ -85,7 +90,16 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("reload" as const), how: fc.constantFrom("same" as const, "other-secret" as const, "tamper" as const) }) },
 );
-const configArb = fc.record({ parallelTools: fc.boolean(), maxSteps: fc.integer({ min: 2, max: 5 }), finalAnswerOnMaxSteps: fc.boolean() });
+const configArb = fc.record({
+  parallelTools: fc.boolean(),
+  maxSteps: fc.integer({ min: 2, max: 5 }),
+  finalAnswerOnMaxSteps: fc.boolean(),
+  // step control beside suspension: a stop condition, the client's toolChoice, and a step whose
+  // prepareStep turns tools off (0: none of these)
+  stopAfter: fc.integer({ min: 0, max: 3 }),
+  toolChoice: fc.constantFrom("auto" as const, "required" as const),
+  toolsOffAt: fc.integer({ min: 0, max: 3 }),
+});
 
 /** One adapter's mock, answering each request with the next planned turn. */
 function harness(row: Row) {
@@ -143,7 +157,7 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
 
   it(`holds across random prompts, decisions, reloads and faults (${RUNS} cases)`, async () => {
     await fc.assert(
-      fc.asyncProperty(configArb, fc.array(opArb, { minLength: 2, maxLength: 8 }), async (cfg, ops) => {
+      fc.asyncProperty(configArb, fc.array(opArb, { minLength: 2, maxLength: 8 }), async ({ stopAfter, toolsOffAt, ...cfg }, ops) => {
         // callId → times a handler that must run once ran (checked outside: a throw in a handler is only a tool error)
         const runs = new Map<string, number>();
         const once = (ctx: { callId: string }) => void runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
@@ -171,8 +185,19 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
             },
           }),
         ];
+        // Each call's steps, as onStepFinish saw them: numbered 1, 2, ... within the call.
+        let steps: number[] = [];
         const make = (secret: string, history?: readonly Message[]) =>
-          createClient({ provider: h.provider(), tools, suspension: suspension({ secret }), history, ...cfg });
+          createClient({
+            provider: h.provider(),
+            tools,
+            suspension: suspension({ secret }),
+            history,
+            ...cfg,
+            ...(stopAfter && { stopWhen: stepCountIs(stopAfter) }),
+            prepareStep: ({ step }) => (step === toolsOffAt ? { toolChoice: "none" } : undefined),
+            onStepFinish: (s) => void steps.push(s.step),
+          });
         let secret = "s1";
         let client: Client = make(secret);
         // Which secret signed each waiting call (the client's that suspended it), and the calls
@@ -186,6 +211,8 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
         };
 
         const check = (when: string) => {
+          if (steps.some((n, i) => n !== i + 1)) throw new Error(`steps ${steps.join(",")} ${when}`);
+          steps = [];
           for (const [id, n] of runs) if (n > 1) throw new Error(`the handler for ${id} ran ${n} times ${when}`);
           const problems = historyProblems(client.history);
           if (problems.length) throw new Error(`history broken ${when}: ${problems.join("; ")}`);
