@@ -1,24 +1,23 @@
-// Suspension and resume over real HTTP, for every adapter: random sequences of prompts and
-// decision batches (through chat, stream, run and resume), with steps that mix calls which
-// need nothing, need an approval, ask for input or wait for an external tool; saved histories
-// reloaded into a new client (with the same secret, another one, or a call's arguments
-// changed on the way); injected faults; batches with one bad decision in them; and step control
-// beside it (a stepCountIs stop condition, toolChoice "required", prepareStep turning tools off
-// at some step, onStepFinish). Against the
-// wire-faithful mocks, which reject any request whose history an API would reject (so a
+// Suspension and resume over real HTTP, for every adapter: random sequences of prompts and decision
+// batches (through chat, stream, run and resume), with steps that mix calls which need nothing,
+// need an approval, ask for input or wait for an external tool; saved histories reloaded into a new
+// client (with the same secret, another one, or a call's arguments changed on the way); injected
+// faults; batches with one bad decision in them; and step control beside it (a stepCountIs stop
+// condition, toolChoice "required", prepareStep turning tools off at some step, onStepFinish).
+// Against the wire-faithful mocks, which reject any request whose history an API would reject (so a
 // pending result that reached a provider fails here).
 //
-// After every operation: the history is valid, no request was refused, `pending` agrees with
-// what the call resolved (or the `suspended` event), a refused batch changed nothing and sent
-// nothing, no handler that needs nothing or was approved ran twice, each call's steps reach
-// onStepFinish numbered 1, 2, ..., and every failure is one
-// of the expected typed errors. At the end every waiting call is decided and the next chat works.
+// After every operation: the history is valid, no request was refused, `pending` agrees with what
+// the call resolved (or the `suspended` event), a refused batch changed nothing and sent nothing,
+// no handler that needs nothing or was approved ran twice, each call's steps reach onStepFinish
+// numbered 1, 2, ..., and every failure is one of the expected typed errors. At the end every
+// waiting call is decided and the next chat works.
 //
-// test/core/suspend*.test.ts cover each decision form on each wire one case at a time; this
-// crosses them with each other, with faults and with reloads. Fixed seed, 300 cases per adapter
-// (about 1,400 operations each, ~2 s); each of a skipped signature check, a prompt that leaves
-// a call waiting, an approved handler run twice and a resumed run numbering its steps from 2
-// makes it fail.
+// test/core/suspend*.test.ts cover each decision form on each wire one case at a time; this crosses
+// them with each other, with faults and with reloads. Fixed seed, 300 cases per adapter (about
+// 1,400 operations each, ~2 s); each of a skipped signature check, a prompt that leaves a call
+// waiting, an approved handler run twice and a resumed run numbering its steps from 2 makes it
+// fail.
 import fc from "fast-check";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, it } from "vitest";
