@@ -154,7 +154,9 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
-    // What the step said: the response without what the history keeps apart (providerData) or renames (calls).
+    // What the step said: the response without what the history keeps apart (providerData) or
+    // renames (calls). Spread first in step-finish, so a custom provider's own fields cannot
+    // pass for the event's type or step.
     const { providerData, toolCalls: _, ...said } = response;
     const message: AssistantMessage = { role: "assistant", content: response.text };
     if (calls.length) message.toolCalls = calls;
@@ -162,7 +164,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     history.push(message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
     const stepFinished = async (toolResults: ToolResult[]) => {
-      const s: StepResult = { type: "step-finish", step, ...said, toolCalls: calls, toolResults };
+      const s: StepResult = { ...said, type: "step-finish", step, toolCalls: calls, toolResults };
       emit(s);
       await cfg.steps.onStepFinish?.(s);
       return s;

@@ -2,7 +2,7 @@
 // same in chat, ask and stream), stopWhen and its built-in conditions, per-call options.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type StepResult, type StopCondition } from "../../src/index.js";
+import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type ModelResponse, type Provider, type StepResult, type StopCondition, type StreamEvent } from "../../src/index.js";
 import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ s: v.string() }), run: async ({ s }) => s });
@@ -24,6 +24,23 @@ describe("steps", () => {
       expect(seen[0]!.toolResults.map((r) => r.output)).toEqual(["a"]);
       expect(seen[1]).toMatchObject({ finishReason: "stop", toolCalls: [], toolResults: [] });
     }
+  });
+
+  it("a custom provider's own response fields cannot pass for step-finish's type or step", async () => {
+    const answers = [{ text: "", toolCalls: [{ id: "c1", name: "echo", arguments: '{"s":"a"}' }], finishReason: "tool-calls" as const }, { text: "done", toolCalls: [], finishReason: "stop" as const }];
+    let n = 0;
+    const provider: Provider = {
+      name: "custom",
+      // A response that carries its vendor's own `type` and a `step` of its own.
+      generate: async () => ({ ...answers[n++]!, usage: { inputTokens: 1, outputTokens: 1 }, type: "message", step: 99, raw: true }) as unknown as ModelResponse,
+    };
+    const seen: StepResult[] = [];
+    const client = createClient({ provider, tools: [echo], onStepFinish: (s) => void seen.push(s) });
+    const events: StreamEvent[] = [];
+    for await (const e of client.stream("x")) events.push(e);
+    expect(seen.map((s) => [s.type, s.step])).toEqual([["step-finish", 1], ["step-finish", 2]]);
+    expect(events.map((e) => e.type)).toEqual(["tool-call", "tool-result", "step-finish", "step-finish", "finish"]);
+    expect(events.filter((e) => e.type === "step-finish").map((e) => (e as StepResult).step)).toEqual([1, 2]);
   });
 
   it("prepareStep (async) sees the step, a copy of history and the usage so far, and sets tools / toolChoice / system", async () => {
