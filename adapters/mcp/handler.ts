@@ -89,6 +89,8 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
         return errorResponse(500, failure(null, INTERNAL_ERROR, "Internal error: authorization failed"), cors);
       }
       if (!ok) {
+        // The body stays unread, as for every refusal before step 4: a refused client's upload
+        // is not read into memory here; the host drains or closes the connection.
         return errorResponse(401, failure(null, INVALID_REQUEST, "Unauthorized"), { ...cors, "www-authenticate": "Bearer" });
       }
     }

@@ -102,7 +102,8 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const queue: RawResponse[] = [];
   const issued: Issued[] = [];
-  const cacheable: { key: string; contents: string }[] = [];
+  // Per cache key (model, system, tools), every request's contents so far, sorted.
+  const cacheable = new Map<string, string[]>();
   const sockets = new Set<Socket>();
   let turns = 0;
   let responses = 0;
@@ -176,17 +177,28 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
     const min = options.implicitCacheMinTokens ?? 1024;
     const key = JSON.stringify([model, body.systemInstruction ?? null, body.tools ?? null]);
     const contents = JSON.stringify(body.contents ?? []);
-    let shared = 0;
-    for (const c of cacheable) {
-      if (c.key !== key) continue;
-      let n = 0;
-      const max = Math.min(c.contents.length, contents.length);
-      while (n < max && c.contents.charCodeAt(n) === contents.charCodeAt(n)) n++;
-      shared = Math.max(shared, n);
+    // The longest prefix shared with any earlier request is shared with one of this one's two
+    // neighbours in sorted order, so each request compares with two, not with every one before.
+    let seen = cacheable.get(key);
+    if (!seen) cacheable.set(key, (seen = []));
+    let lo = 0;
+    for (let hi = seen.length; lo < hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (seen[mid]! < contents) lo = mid + 1;
+      else hi = mid;
     }
-    cacheable.push({ key, contents });
+    const shared = Math.max(commonPrefix(seen[lo - 1], contents), commonPrefix(seen[lo], contents));
+    seen.splice(lo, 0, contents);
     const tokens = Math.floor(shared / 4);
     return min > 0 && tokens >= min ? tokens : 0;
+  }
+
+  function commonPrefix(a: string | undefined, b: string): number {
+    let n = 0;
+    if (a === undefined) return n;
+    const max = Math.min(a.length, b.length);
+    while (n < max && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+    return n;
   }
 
   function nextTurn(body: unknown): MockTurn {
