@@ -27,7 +27,9 @@ export interface TraceSpan {
 
 /** OpenTelemetry's Tracer shape (`trace.getTracer(name)` satisfies it). */
 export interface Tracer {
-  startSpan(name: string, options?: { kind?: number | undefined; attributes?: Record<string, AttributeValue> }, context?: TraceContext): TraceSpan;
+  // `kind?: number`, not `number | undefined`: under exactOptionalPropertyTypes OpenTelemetry's
+  // Tracer (`kind?: SpanKind`) is assignable only to this form.
+  startSpan(name: string, options?: { kind?: number; attributes?: Record<string, AttributeValue> }, context?: TraceContext): TraceSpan;
 }
 
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
@@ -74,7 +76,7 @@ function traced(tracer: Tracer, inner: Provider): Tracing {
   let parent: TraceContext | undefined;
   const providerName = (name: string) => SEMCONV_NAMES[name] ?? name;
   async function span<T>(name: string, attributes: Record<string, AttributeValue>, fn: (s: TraceSpan) => Promise<T>, kind?: number): Promise<T> {
-    const s = tracer.startSpan(name, { kind, attributes }, parent);
+    const s = tracer.startSpan(name, kind === undefined ? { attributes } : { kind, attributes }, parent);
     try {
       return await fn(s);
     } catch (err) {
