@@ -159,6 +159,14 @@ export function checksInput(tool: Tool): boolean {
 /** The validators of tools built here, so input can be checked before a call runs (approvals). */
 const validators = new WeakMap<Tool, ValidateFn>();
 
+/** `t` with another call (tracing's wrapper), checked as `t` is: approvals still validate its input. */
+export function withCall(t: Tool, call: Tool["call"]): Tool {
+  const w = { ...t, call };
+  const v = validators.get(t);
+  if (v) validators.set(w, v);
+  return w;
+}
+
 /**
  * A call's arguments as its handler would get them: validated for tool()s and jsonTool()s
  * (FailedUnmarshalInputError when they do not fit), parsed for hand-written tools.

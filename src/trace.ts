@@ -6,7 +6,7 @@
 import { InvalidOptionsError } from "./errors.js";
 import type { RunResult } from "./loop.js";
 import type { Provider } from "./provider.js";
-import type { Tool } from "./tool.js";
+import { withCall, type Tool, type ToolCallResult, type ToolContext } from "./tool.js";
 import { wrap } from "./wrap.js";
 
 type AttributeValue = string | number | boolean | string[];
@@ -66,6 +66,32 @@ export interface TracingLayer {
   attach(inner: Provider): Tracing;
 }
 
+/**
+ * One tool call inside its execute_tool span. The span ends when the handler settles, or when
+ * the call is given up without it: aborted or timed out (error status, the reason recorded), or
+ * suspended at ctx.requestInput (`toolloop.tool.suspended`, no error), where the handler is left
+ * waiting for good and runs again from the start on resume.
+ */
+function traceCall(t: Tool, input: string, ctx: ToolContext, s: TraceSpan): Promise<ToolCallResult> {
+  return new Promise((resolve, reject) => {
+    let asking = false;
+    const ask = ctx.requestInput;
+    // Spread only when there is a requestInput to watch: it reads `signal` (made lazily) either way.
+    const c: ToolContext = ask ? { ...ctx, requestInput: (request) => ((asking = true), ask(request).finally(() => (asking = false))) } : ctx;
+    const { signal } = c;
+    signal.addEventListener(
+      "abort",
+      () => {
+        if (!asking) return reject(signal.reason);
+        s.setAttribute("toolloop.tool.suspended", true);
+        resolve("");
+      },
+      { once: true },
+    );
+    t.call(input, c).then(resolve, reject);
+  });
+}
+
 export function tracing(tracer: Tracer): TracingLayer {
   if (typeof tracer?.startSpan !== "function") throw new InvalidOptionsError("tracing() needs a tracer with OpenTelemetry's startSpan(name, options, context)");
   return { tracer, attach: (inner) => traced(tracer, inner) };
@@ -116,11 +142,9 @@ function traced(tracer: Tracer, inner: Provider): Tracing {
     tools: (tools) =>
       tools.map((t) => {
         const name = t.name.toLowerCase(); // the name the model calls (registry.ts)
-        return {
-          ...t,
-          call: (input, ctx) =>
-            span(`execute_tool ${name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": ctx.callId }, () => t.call(input, ctx)),
-        };
+        return withCall(t, (input, ctx) =>
+          span(`execute_tool ${name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": ctx.callId }, (s) => traceCall(t, input, ctx, s)),
+        );
       }),
     // The root: made before `parent` is set, so it nests under the caller's active span if any.
     run: (fn) =>

@@ -152,6 +152,57 @@ describe("createClient({ tracer })", () => {
     expect(parentOf(tool_!)).toBe(agents[1]!.spanContext().spanId);
   });
 
+  it("a handler that suspends at requestInput ends its execute_tool span (suspended, no error); its re-run on resume gets one of its own", async () => {
+    const { exporter, tracer } = setup();
+    const move = tool({
+      name: "move",
+      description: "Moves money.",
+      input: v.object({}),
+      run: async (_, ctx) => `from ${String(await ctx.requestInput!({ message: "Which account?", schema: v.picklist(["savings", "checking"]) }))}`,
+    });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "move", arguments: {} }] }, "Moved."]), tools: [move], tracer, suspension: suspension() });
+    const first = await client.run("Move it");
+    expect(first.status).toBe("suspended");
+    const asked = byName(exporter.getFinishedSpans(), "execute_tool move");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.attributes["toolloop.tool.suspended"]).toBe(true);
+    expect(asked[0]!.status.code).not.toBe(2);
+    expect(await client.resume([{ callId: first.pending[0]!.callId, answer: "savings" }])).toMatchObject({ status: "done", text: "Moved." });
+    const spans = byName(exporter.getFinishedSpans(), "execute_tool move");
+    expect(spans).toHaveLength(2);
+    expect(spans[1]!.attributes["toolloop.tool.suspended"]).toBeUndefined();
+    expect(spans[1]!.status.code).not.toBe(2);
+  });
+
+  it("a tool that times out ends its execute_tool span with the timeout, though its handler never settles", async () => {
+    const { exporter, tracer } = setup();
+    const hang = { name: "hang", description: "Never answers.", parameters: { type: "object" }, timeout: 20, call: () => new Promise<string>(() => {}) };
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "hang", arguments: {} }] }, "ok"]), tools: [hang], tracer });
+    expect(await client.chat("go")).toBe("ok");
+    const [span] = byName(exporter.getFinishedSpans(), "execute_tool hang");
+    expect(span!.status.code).toBe(2);
+    expect(span!.attributes["error.type"]).toBe("tool_timeout");
+  });
+
+  it("with a tracer, approvals still validate: needsApproval gets the schema's output and a bad edited input is refused", async () => {
+    const { tracer } = setup();
+    const seen: unknown[] = [];
+    const pay = tool({
+      name: "pay",
+      description: "Pays.",
+      input: v.object({ amount: v.pipe(v.string(), v.transform(Number)) }),
+      needsApproval: (input) => (seen.push(input), true),
+      run: async ({ amount }) => `paid ${amount}`,
+    });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: "40" }, id: "p" }] }, "done"]), tools: [pay], tracer, suspension: suspension() });
+    expect((await client.run("go")).status).toBe("suspended");
+    expect(seen).toEqual([{ amount: 40 }]);
+    const before = client.history;
+    await expect(client.resume([{ callId: "p", approved: true, input: { amount: 5 } }])).rejects.toMatchObject({ code: "invalid_decision" });
+    expect(client.history).toEqual(before);
+    expect(await client.resume([{ callId: "p", approved: true, input: { amount: "5" } }])).toMatchObject({ status: "done" });
+  });
+
   it("with fallback() the chat span names the provider that answered", async () => {
     const { exporter, tracer } = setup();
     const cm = await startClaudeMock({ script: [] });
