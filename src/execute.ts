@@ -19,6 +19,8 @@ export interface ExecutedCall extends ToolResult {
 export interface Resumed {
   approved?: boolean | undefined;
   answers?: unknown[] | undefined;
+  /** Only check the newest answer: the handler is stopped where it would get it. */
+  check?: boolean | undefined;
 }
 
 /**

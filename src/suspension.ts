@@ -77,8 +77,16 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       opts.resumed = last;
     },
     check(p, fail) {
-      if (!["approval", "input", "external"].includes((p as PendingState | null)?.kind!)) fail('"pending.kind" must be "approval", "input" or "external"');
-      return structuredClone(p as PendingState);
+      const { kind, message, schema, answers, approved, signature } = (p ?? {}) as PendingState;
+      if (!["approval", "input", "external"].includes(kind)) fail('"pending.kind" must be "approval", "input" or "external"');
+      // Each field as the resume reads it, so a hand-edited state fails here, as it comes in, not
+      // as a TypeError (or a wrong answer) on resume. What the state does not know is dropped.
+      if (message !== undefined && typeof message !== "string") fail('"pending.message" must be a string');
+      if (answers !== undefined && !Array.isArray(answers)) fail('"pending.answers" must be an array');
+      if (approved !== undefined && typeof approved !== "boolean") fail('"pending.approved" must be a boolean');
+      if (signature !== undefined && typeof signature !== "string") fail('"pending.signature" must be a string');
+      const known = Object.entries({ kind, message, schema, answers, approved, signature }).filter(([, v]) => v !== undefined);
+      return structuredClone(Object.fromEntries(known) as unknown as PendingState);
     },
     done(r) {
       if (r.status === "suspended") throw new SuspendedError(r.pending);
@@ -180,16 +188,20 @@ function asker(call: ToolCall, opts: ExecuteOptions) {
       const i = n++;
       if (i < answers.length) {
         // Checked each time (not only when new), so the handler always gets the schema's output.
-        if (!isSchemaInput(request.schema)) return answers[i];
-        const r = await compileValidator(request.schema)(answers[i]);
-        if (r.ok) return r.value;
-        bad = formatIssues(r.issues);
+        let value = answers[i];
+        if (isSchemaInput(request.schema)) {
+          const r = await compileValidator(request.schema)(value);
+          if (r.ok) value = r.value;
+          else bad = formatIssues(r.issues);
+        }
+        if (bad === undefined && !(prior?.check && i === answers.length - 1)) return value;
       } else asked = request;
       suspend();
       return new Promise(() => {});
     },
     result(): ExecutedCall {
       if (bad !== undefined) return held(call, { output: CANCELLED_OUTPUT, isError: true, outcome: "cancelled", badAnswer: bad });
+      if (prior?.check) return held(call, { output: "", isError: false, outcome: "ok" }); // the newest answer fits
       const state: PendingState = { kind: "input", message: String(asked!.message) };
       const schema = answerSchema(asked!.schema);
       if (schema) state.schema = schema;
@@ -292,15 +304,24 @@ async function applyDecisions(
   }
 
   // 2. Answered handlers run again first: an answer that fails the schema its handler asks
-  //    with refuses the batch before any other handler runs or anything is written.
-  const run = (answered: boolean) =>
+  //    with refuses the batch before any other handler runs or anything is written. With two
+  //    or more, each first runs only up to its newest answer, which is checked, not given, so
+  //    no handler goes past an answer before all have passed (the code before a requestInput
+  //    runs again on every resume anyway).
+  const run = (answered: boolean, states: ReadonlyMap<string, Resumed> = resumed) =>
     executeCalls(
       runs.filter((c) => !!resumed.get(c.id)!.answers === answered),
-      { ...cfg, signal: opts.signal, resumed },
+      { ...cfg, signal: opts.signal, resumed: states },
     );
-  const ran = await run(true);
-  const bad = ran.find((r) => r.badAnswer !== undefined);
-  if (bad) throw new InvalidDecisionError(`decision for "${bad.callId}": the answer does not match the schema (${bad.badAnswer})`, bad.callId);
+  const refuseBad = (ran: ExecutedCall[]) => {
+    const bad = ran.find((r) => r.badAnswer !== undefined);
+    if (bad) throw new InvalidDecisionError(`decision for "${bad.callId}": the answer does not match the schema (${bad.badAnswer})`, bad.callId);
+    return ran;
+  };
+  if (runs.filter((c) => resumed.get(c.id)!.answers).length > 1) {
+    refuseBad(await run(true, new Map([...resumed].map(([id, r]) => [id, { ...r, check: true }]))));
+  }
+  const ran = refuseBad(await run(true));
   for (const r of [...ran, ...(await run(false))]) done.set(r.callId, plainResult(r));
 
   // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.

@@ -200,6 +200,32 @@ describe("suspension", () => {
     expect(sentResults(provider.requests).map((x) => x.output)).toEqual(['{"amount":7,"account":"savings","ok":true}']);
   });
 
+  it("with two answers in a batch, one bad refuses it before either handler goes past its requestInput; the good batch runs each once", async () => {
+    const log: string[] = [];
+    const move = tool({
+      name: "move",
+      description: "Moves money.",
+      input: v.object({ n: v.number() }),
+      run: async ({ n }, ctx) => {
+        const from = await ctx.requestInput!({ message: "From?", schema: v.picklist(["savings", "checking"]) });
+        log.push(`moved ${n} from ${String(from)}`);
+        return "ok";
+      },
+    });
+    for (const parallelTools of [false, true]) {
+      log.length = 0;
+      const provider = scriptedProvider([{ toolCalls: [{ name: "move", arguments: { n: 1 }, id: "a" }, { name: "move", arguments: { n: 2 }, id: "b" }] }, "done"]);
+      const client = createClient({ suspension: suspension(), provider, tools: [move], parallelTools });
+      expect((await client.run("go")).pending.map((p) => p.callId)).toEqual(["a", "b"]);
+      const before = JSON.stringify(client.history);
+      await expect(client.resume([{ callId: "a", answer: "savings" }, { callId: "b", answer: "bogus" }])).rejects.toMatchObject({ code: "invalid_decision", callId: "b" });
+      expect(log).toEqual([]);
+      expect(JSON.stringify(client.history)).toBe(before);
+      expect((await client.resume([{ callId: "a", answer: "savings" }, { callId: "b", answer: "checking" }])).text).toBe("done");
+      expect(log.sort()).toEqual(["moved 1 from savings", "moved 2 from checking"]);
+    }
+  });
+
   it("an external tool never runs; its output (string or content parts) comes as a decision", async () => {
     const screenshot = externalTool({ name: "screenshot", description: "Takes a screenshot in the browser.", input: v.object({ tab: v.number() }) });
     const clock = externalTool({ name: "clock", description: "Browser time.", input: { type: "object", properties: {} } });
@@ -436,6 +462,31 @@ describe("pending results and the history invariant", () => {
       { role: "tool", results: [{ callId: "a", name: "pay", output: "", isError: false, pending: { kind: "maybe" } }] },
     ];
     expect(() => createClient({ suspension: suspension(), provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
+  });
+
+  it("each field of a saved pending state is checked as the resume reads it; fields it does not know are dropped", () => {
+    const load = (pending: unknown) =>
+      createClient({
+        suspension: suspension(),
+        provider: scriptedProvider([]),
+        history: [
+          { role: "user", content: "x" },
+          { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }] },
+          { role: "tool", results: [{ callId: "a", name: "pay", output: "", isError: false, pending }] },
+        ] as Message[],
+      });
+    for (const [pending, field] of [
+      [{ kind: "input", message: "q?", answers: 5 }, "answers"],
+      [{ kind: "input", message: "q?", answers: "ab" }, "answers"],
+      [{ kind: "input", message: { x: 1 } }, "message"],
+      [{ kind: "approval", approved: "yes" }, "approved"],
+      [{ kind: "approval", signature: 7 }, "signature"],
+      [null, "kind"],
+    ] as const) {
+      expect(() => load(pending), JSON.stringify(pending)).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringContaining(`pending.${field}`) }));
+    }
+    const client = load({ kind: "input", message: "q?", answers: ["a"], extra: { big: true } });
+    expect((client.history[2] as { results: { pending: unknown }[] }).results[0]!.pending).toEqual({ kind: "input", message: "q?", answers: ["a"] });
   });
 
   it("stream() reports the results a resume produced as tool-result events, in call order", async () => {
