@@ -7,7 +7,7 @@
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, runOne, type ExecuteOptions, type ExecutedCall, type Resumed } from "./execute.js";
+import { executeCalls, runOne, type ExecuteOptions, type ExecutedCall, type Resumed, type ToolOutcome } from "./execute.js";
 import { checkParts, type PendingCheck } from "./history.js";
 import { formatIssues } from "./issues.js";
 import { askingWith, thrownText } from "./invoke.js";
@@ -322,7 +322,11 @@ async function applyDecisions(
     refuseBad(await run(true, new Map([...resumed].map(([id, r]) => [id, { ...r, check: true }]))));
   }
   const ran = refuseBad(await run(true));
-  for (const r of [...ran, ...(await run(false))]) done.set(r.callId, plainResult(r));
+  const outcomes = new Map<string, ToolOutcome>();
+  for (const r of [...ran, ...(await run(false))]) {
+    done.set(r.callId, plainResult(r));
+    outcomes.set(r.callId, r.outcome);
+  }
 
   // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.
   let last: StepResult | undefined;
@@ -334,7 +338,7 @@ async function applyDecisions(
     history[at] = { role: "tool", results };
     for (const r of results) {
       if (done.has(r.callId) && !r.pending) {
-        opts.onEvent?.(toolResultEvent(r, r.isError ? "error" : "ok"));
+        opts.onEvent?.(toolResultEvent(r, outcomes.get(r.callId) ?? (r.isError ? "error" : "ok")));
       }
     }
     // The step as stop conditions see it: made in an earlier call (step 0 of this one), its usage spent there.

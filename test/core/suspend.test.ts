@@ -501,6 +501,20 @@ describe("pending results and the history invariant", () => {
       ["b", '{"error":"denied"}', true],
     ]);
   });
+
+  it("a resumed call's tool-result event has its real outcome (a handler's throw is error, a timeout timeout)", async () => {
+    const flaky = tool({ name: "flaky", description: "Fails.", input: v.object({}), needsApproval: true, run: async () => Promise.reject(new Error("down")) });
+    const slow = { name: "slow", description: "Hangs.", parameters: { type: "object" }, timeout: 10, needsApproval: true, call: () => new Promise<string>(() => {}) };
+    const provider = scriptedProvider([{ toolCalls: [{ name: "flaky", arguments: {}, id: "f" }, { name: "slow", arguments: {}, id: "s" }] }, "ok"]);
+    const client = createClient({ suspension: suspension(), provider, tools: [flaky, slow] });
+    await client.run("x");
+    const events: StreamEvent[] = [];
+    for await (const e of client.stream(undefined, { decisions: [{ callId: "f", approved: true }, { callId: "s", approved: true }] })) events.push(e);
+    expect(events.flatMap((e) => (e.type === "tool-result" ? [[e.callId, e.outcome]] : []))).toEqual([
+      ["f", "error"],
+      ["s", "timeout"],
+    ]);
+  });
 });
 
 describe("stop conditions across a resume", () => {
