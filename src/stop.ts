@@ -1,6 +1,7 @@
 // Stop conditions for stopWhen: checked after each step that ran tools; when one holds, the
 // loop makes one last call with tools off and that answer ends the run. Plain functions, so
 // a program that uses none of them ships none of them.
+import { InvalidOptionsError } from "./errors.js";
 import type { StepResult } from "./loop.js";
 import type { Usage } from "./messages.js";
 
@@ -32,8 +33,14 @@ export const tokensExceed =
   (s) =>
     s.usage.inputTokens + s.usage.outputTokens > n;
 
-/** Stops once the run's cost (USD; needs createClient({ pricing })) passes `usd`. */
+/**
+ * Stops once the run's cost (USD) passes `usd`. Needs createClient({ pricing }) (or a provider
+ * that reports `usage.cost`): without a cost it throws InvalidOptionsError at the first check,
+ * rather than never holding while the run spends.
+ */
 export const costExceeds =
   (usd: number): StopCondition =>
-  (s) =>
-    (s.usage.cost ?? 0) > usd;
+  ({ usage: { cost } }) => {
+    if (cost === undefined) throw new InvalidOptionsError("stopWhen: costExceeds() reads usage.cost, which needs createClient({ pricing: { input, output } })");
+    return cost > usd;
+  };

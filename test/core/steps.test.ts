@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type ModelResponse, type Provider, type StepResult, type StopCondition, type StreamEvent } from "../../src/index.js";
 import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
+import { historyProblems } from "./helpers.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ s: v.string() }), run: async ({ s }) => s });
 const other = tool({ name: "other", description: "Other.", input: v.object({}), run: async () => "o" });
@@ -111,6 +112,18 @@ describe("steps", () => {
       expect(provider.requests.map((q) => q.toolChoice)).toEqual([...Array(toolSteps).fill("auto"), "none"]);
     });
   }
+
+  it("costExceeds without a cost to read (no pricing) fails the run at its first check, clearly, leaving history valid; with pricing it stops", async () => {
+    const turns = () => scriptedProvider([callEcho("a"), callEcho("b"), "final", "next"]);
+    const client = createClient({ provider: turns(), tools: [echo], stopWhen: costExceeds(0.1) });
+    await expect(client.chat("x")).rejects.toMatchObject({ code: "invalid_options", message: expect.stringContaining("pricing") });
+    expect(historyProblems(client.history)).toEqual([]);
+    // 100 in and 10 out at 3 and 15 USD per million: 0.00045 a step, past 0.0005 after two
+    const provider = scriptedProvider([callEcho("a"), callEcho("b"), "final", "next"]);
+    const priced = createClient({ provider, tools: [echo], stopWhen: costExceeds(0.0005), pricing: { input: 3, output: 15 } });
+    expect(await priced.run("x")).toMatchObject({ text: "final", steps: 3 });
+    expect(provider.requests.map((q) => q.toolChoice)).toEqual(["auto", "auto", "none"]);
+  });
 
   it("per-call maxSteps overrides the client's", async () => {
     const client = createClient({ provider: scriptedProvider([callEcho("a"), callEcho("b"), "z"]), tools: [echo], maxSteps: 10 });
