@@ -4,7 +4,7 @@
 // it works the same on every provider and through fallback(), and the history stays the
 // neutral, portable one a later request (or another provider) can read.
 import { abortReason, InvalidOptionsError } from "./errors.js";
-import { emptyUsage, type Message, type Usage } from "./messages.js";
+import { addUsage, emptyUsage, type Message, type Usage } from "./messages.js";
 import type { LoopConfig, RunOptions } from "./loop.js";
 import type { Provider } from "./provider.js";
 import { wrap } from "./wrap.js";
@@ -44,36 +44,88 @@ export function compaction(options: CompactionOptions): Compaction {
   return { options, attach: (inner) => compactor(options, inner) };
 }
 
+// Before any request has reported its input tokens (a client created with a saved history), the
+// input is estimated from the request's size: a token per 4 characters of its JSON (the usual
+// rule for English text; the JSON's quotes, keys and escapes add a margin), a token per character
+// outside ASCII (CJK text is about one a character), and media by what providers bill for them,
+// not by their base64: an image is billed by its pixels, at most about 1,600 tokens on Claude
+// (width x height / 750 after downscaling to ~1.15 MP), 765-1,105 at high detail on GPT-4o, 258 a
+// tile on Gemini, so it counts as 1,600 tokens; a file (a PDF: Claude bills 1,500-3,000 tokens a
+// page) as its decoded size at the same rule, at least as much as an image.
+const CHARS_PER_TOKEN = 4;
+const MEDIA_CHARS = 1600 * CHARS_PER_TOKEN;
+
+/** A value's size in characters as the estimate counts them (see above). */
+function charsOf(value: unknown): number {
+  let media = 0;
+  const json = JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
+    if ((this.type !== "image" && this.type !== "file") || (key !== "data" && key !== "url") || typeof v !== "string") return v;
+    if (key === "url" && typeof this.data === "string") return v; // counted with its data
+    media += this.type === "file" && key === "data" ? Math.max(MEDIA_CHARS, (v.length * 3) / 4) : MEDIA_CHARS;
+    return key === "data" ? "" : v;
+  }) ?? "";
+  return json.length + 3 * (json.length - json.replace(/[^\x00-\x7f]/g, "").length) + media;
+}
+
+/** A request that reported its input tokens: how many, its size in characters, and its first message. */
+interface Seen {
+  input: number;
+  size: number;
+  head: Message | undefined;
+}
+
 function compactor(options: CompactionOptions, inner: Provider): Compactor {
   const max = options.maxInputTokens;
   const keep = options.keepRecent ?? 4;
-  // Tokens of the last two requests and the sizes of the histories they carried: the next
-  // request's input is estimated from them, so compaction happens before a request passes the limit.
-  let lastInput = 0;
-  let sentSize = 0;
-  let prevInput = 0;
-  let prevSize = 0;
-  // Each message's JSON length, measured once: the estimate then costs an addition per message.
+  // The next request's input is estimated from the last request that reported its tokens and,
+  // for the rate of what was added since, the one before it. What compact() measured for the
+  // request about to go counts only once that request answers: a failed request says nothing.
+  let last: Seen | undefined;
+  let before: Seen | undefined; // only while `last` carried its history and more
+  let sending: Seen | undefined;
+  const seen = (s: Seen, input: number) => {
+    // A provider that reports no usage gives nothing to go on: the size rule stays in use.
+    if (!(input > 0)) return;
+    before = last && last.head === s.head && s.size > last.size ? last : undefined;
+    last = { ...s, input };
+  };
+  // Each message's size, measured once: the estimate then costs an addition per message.
   const measured = new WeakMap<Message, number>();
   const measure = (m: Message) => {
     let n = measured.get(m);
-    if (n === undefined) measured.set(m, (n = JSON.stringify(m).length + 1));
+    if (n === undefined) measured.set(m, (n = charsOf(m) + 1));
     return n;
   };
-  const sizeOf = (h: Message[]) => h.reduce((a, m) => a + measure(m), 0);
+  // The system prompt and tool specs go with every request (and the summary call) too.
+  let specs: unknown;
+  let specsSize = 0;
+  const overheadOf = (cfg: LoopConfig) => {
+    if (specs !== cfg.registry.specs) specsSize = charsOf((specs = cfg.registry.specs));
+    return specsSize + (cfg.system === undefined ? 0 : charsOf(cfg.system));
+  };
   return {
     provider: wrap(inner, async (request) => {
+      const s = sending;
+      sending = undefined;
       const r = await inner.generate(request);
-      lastInput = r.usage.inputTokens;
+      if (s) seen(s, r.usage.inputTokens);
       return r;
     }),
     async compact(history, cfg, opts) {
-      let size = sizeOf(history);
-      // Tokens per character of history: on average, or of what the last step added if that was
-      // more (a tool result can cost more per character on the wire than the history around it).
-      const rate = Math.max(sentSize ? lastInput / sentSize : 0, sentSize > prevSize ? (lastInput - prevInput) / (sentSize - prevSize) : 0);
+      const overhead = overheadOf(cfg);
+      const sizeOf = () => history.reduce((a, m) => a + measure(m), overhead);
+      let size = sizeOf();
       let usage = emptyUsage();
-      if (lastInput + rate * (size - sentSize) > max) {
+      for (;;) {
+        // Tokens per character: on average over the last request (or by the size rule before any),
+        // or, while the history still extends the last request's, of what the last step added if
+        // that was more (a tool result can cost more per character on the wire than the history
+        // around it), applied to what was added since. A history that does not extend it (one
+        // compacted since, or cut back) is estimated whole, at the average.
+        const average = last ? last.input / last.size : 1 / CHARS_PER_TOKEN;
+        const extending = last && last.head === history[0] && size >= last.size;
+        const rate = extending && before ? Math.max(average, (last!.input - before.input) / (last!.size - before.size)) : average;
+        if ((extending ? last!.input + rate * (size - last!.size) : average * size) <= max) break;
         // The kept part starts at an assistant message, so a call and its results stay together
         // and the summary (a user turn) is followed by the model's turn; the older part is cut
         // short enough that the summary request itself stays under the limit.
@@ -81,34 +133,36 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
         let cut = history.length - keep;
         let older = lengths.slice(0, Math.max(cut, 0)).reduce((a, b) => a + b, 0);
         let first = 0; // the newest possible cut, used when no cut gets the summary request under the limit
-        while (cut > 0 && (history[cut]?.role !== "assistant" || rate * (older + ASK.length) > max)) {
+        while (cut > 0 && (history[cut]?.role !== "assistant" || rate * (overhead + older + ASK.length) > max)) {
           if (!first && history[cut]?.role === "assistant") first = cut;
           older -= lengths[--cut]!;
         }
-        if (cut < 2) cut = first;
-        if (cut > 1) {
-          const r = await inner.generate({
-            // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
-            // cached prefix is reused), tools off.
-            ...(cfg.system === undefined ? {} : { system: cfg.system }),
-            messages: [...history.slice(0, cut), { role: "user", content: ASK }],
-            tools: cfg.registry.specs,
-            webSearch: cfg.registry.webSearch,
-            toolChoice: "none",
-            ...(opts.signal ? { signal: opts.signal } : {}),
-          }).catch((err: unknown) => {
-            // As for a step's call: an abort rejects with the signal's reason, whatever the adapter threw.
-            throw opts.signal?.aborted ? abortReason(opts.signal) : err;
-          });
-          history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
-          size = sizeOf(history);
-          usage = r.usage;
-          opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
-        }
+        if (cut < 2) older = lengths.slice(0, (cut = first)).reduce((a, b) => a + b, 0);
+        if (cut < 2) break;
+        const r = await inner.generate({
+          // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
+          // cached prefix is reused), tools off.
+          ...(cfg.system === undefined ? {} : { system: cfg.system }),
+          messages: [...history.slice(0, cut), { role: "user", content: ASK }],
+          tools: cfg.registry.specs,
+          webSearch: cfg.registry.webSearch,
+          toolChoice: "none",
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }).catch((err: unknown) => {
+          // As for a step's call: an abort rejects with the signal's reason, whatever the adapter threw.
+          throw opts.signal?.aborted ? abortReason(opts.signal) : err;
+        });
+        // The summary call is a request of known size too: what the next estimate goes on if the
+        // step after it fails.
+        seen({ input: 0, size: overhead + older + ASK.length + 1, head: history[0] }, r.usage.inputTokens);
+        history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
+        size = sizeOf();
+        usage = addUsage(usage, r.usage);
+        opts.onEvent?.({ type: "compaction", removed: cut, summaryTokens: r.usage.outputTokens });
+        // Again while still over: a saved history many times the limit is summarised a part at a
+        // time (each pass leaves fewer messages, so this ends).
       }
-      prevInput = lastInput;
-      prevSize = sentSize;
-      sentSize = size;
+      sending = { input: 0, size, head: history[0] };
       return usage;
     },
   };
