@@ -88,7 +88,8 @@ export function scriptedProvider(turns: readonly ScriptedTurn[], options: Script
         text,
         toolCalls,
         finishReason: toolCalls.length ? "tool-calls" : "stop",
-        usage: { inputTokens: t.usage?.inputTokens ?? 10, outputTokens: t.usage?.outputTokens ?? 5 },
+        // The scripted usage as given (cache, reasoning, web searches too), over the default counts.
+        usage: { inputTokens: 10, outputTokens: 5, ...t.usage },
       };
       return response;
     },

@@ -8,6 +8,7 @@ import { createClient, tool, type Provider, type StreamEvent, type Usage } from 
 import { usageCost } from "../../src/pricing.js";
 import { isToolloopError } from "../../src/errors.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { scriptedProvider } from "../../src/testing.js";
 
 const PRICING = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 const mocks: ClaudeMock[] = [];
@@ -30,6 +31,16 @@ function usageProvider(usages: Usage[]): Provider {
   };
 }
 const noop = tool({ name: "noop", description: "Does nothing.", input: v.object({}), run: async () => "ok" });
+
+describe("scriptedProvider's usage", () => {
+  it("keeps every scripted usage field, so cost can be tested with cache tokens", async () => {
+    const usage = { inputTokens: 1300, cacheReadTokens: 1000, cacheWriteTokens: 200, outputTokens: 50, reasoningTokens: 20, webSearches: 1 };
+    const client = createClient({ provider: scriptedProvider([{ text: "hi", usage }]), pricing: PRICING });
+    const r = await client.run("x");
+    expect(r.usage).toEqual({ ...usage, cost: usageCost(usage, PRICING) });
+    expect(r.usage.cost).toBeCloseTo((100 * 3 + 1000 * 0.3 + 200 * 3.75 + 50 * 15) / 1e6, 12);
+  });
+});
 
 describe("usageCost", () => {
   it("prices uncached input, cache reads, cache writes and output at their own rates", () => {
