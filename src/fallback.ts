@@ -6,21 +6,20 @@ import { InvalidOptionsError, isToolloopError } from "./errors.js";
 import type { Message } from "./messages.js";
 import type { ModelRequest, Provider, ToolSpec } from "./provider.js";
 
-/** Statuses that say "this provider cannot take it now" rather than "this request is wrong". */
-const OVERLOADED = new Set([408, 429, 500, 502, 503, 504, 529]);
-
 /**
  * Whether another provider should take a request that failed this way (after the failing
- * provider's own retries): a refused or reset connection, or a ProviderError that is retryable,
- * has an overload status (408, 429 — rate limit or quota, 5xx, Anthropic's 529) or an overload
- * type ("overloaded_error", "UNAVAILABLE", "RESOURCE_EXHAUSTED"). Other 4xx say the request or
- * the key is wrong; they are the caller's to fix, and are not moved.
+ * provider's own retries, and before anything reached the caller): a refused or reset
+ * connection, a stream that broke or went silent (idleTimeout) before its first delta, or a
+ * ProviderError that is retryable, has a status that says "this provider cannot take it now"
+ * (408, 429 — rate limit or quota, any 5xx: Anthropic's 529, Cloudflare's 52x, 501 too) or an
+ * overload type ("overloaded_error", "UNAVAILABLE", "RESOURCE_EXHAUSTED"). Other 4xx say the
+ * request or the key is wrong; they are the caller's to fix, and are not moved.
  */
 export function shouldFallBack(err: unknown): boolean {
-  if (isToolloopError(err, "connection_error")) return true;
+  if (isToolloopError(err, "connection_error") || isToolloopError(err, "stream_error") || isToolloopError(err, "idle_timeout")) return true;
   if (!isToolloopError(err, "provider_error")) return false;
-  const e = err as { status?: number; type?: string; retryable?: boolean };
-  return e.retryable === true || (e.status !== undefined && OVERLOADED.has(e.status)) || /overload|unavailable|exhausted/i.test(e.type ?? "");
+  const { status = 0, type, retryable } = err as { status?: number; type?: string; retryable?: boolean };
+  return retryable === true || status === 408 || status === 429 || status >= 500 || /overload|unavailable|exhausted/i.test(type ?? "");
 }
 
 /**

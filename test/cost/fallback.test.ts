@@ -10,7 +10,7 @@ import { claude } from "../../adapters/claude.js";
 import { openai, openaiChat } from "../../adapters/openai.js";
 import { gemini } from "../../adapters/gemini.js";
 import { createClient, fallback, tool, webSearch, type Provider, type StreamEvent } from "../../src/index.js";
-import { isToolloopError, ProviderError } from "../../src/errors.js";
+import { IdleTimeoutError, isToolloopError, ProviderError, StreamError } from "../../src/errors.js";
 import { shouldFallBack } from "../../src/fallback.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "../core/helpers.js";
@@ -156,6 +156,18 @@ describe("fallback() across wire formats", () => {
     expect(om.requests.length).toBe(1);
   });
 
+  it("a stream that ends before its first delta (cut after message_start) is moved on: nothing reached the caller", async () => {
+    const cm = track(await startClaudeMock({ apiKey: CLAUDE_KEY, script: [] }));
+    const om = track(await startOpenAIResponsesMock({ apiKey: OPENAI_KEY, script: [{ text: "From OpenAI." }] }));
+    const start = { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } };
+    cm.enqueue({ sse: [`event: message_start\ndata: ${JSON.stringify(start)}\n\n`] });
+    const client = createClient({ provider: fallback([claudeOn(cm), openaiOn(om)]), maxRetries: 0 });
+    const events = await collect(client.stream("Hi"));
+    expect(stepProviders(events)).toEqual(["openai"]);
+    expect(om.requests.length).toBe(1);
+    expect(historyProblems(client.history)).toEqual([]);
+  });
+
   it("a request error (400) is not moved: another provider would be no better and the caller must fix it", async () => {
     const cm = track(await startClaudeMock({ apiKey: CLAUDE_KEY, script: [] }));
     const om = track(await startOpenAIResponsesMock({ apiKey: OPENAI_KEY, script: [{ text: "unused" }] }));
@@ -218,7 +230,9 @@ describe("fallback() as a Provider", () => {
 
   it("shouldFallBack: connection errors and overloads yes, request errors no", () => {
     const pe = (status: number | undefined, type?: string, retryable?: boolean) => new ProviderError({ provider: "x", message: "m", ...(status ? { status } : {}), ...(type ? { type } : {}), ...(retryable ? { retryable } : {}) });
-    expect([529, 503, 500, 429].map((s) => shouldFallBack(pe(s)))).toEqual([true, true, true, true]);
+    expect([529, 503, 500, 429, 408, 501, 505, 507, 520, 522, 524].every((s) => shouldFallBack(pe(s)))).toBe(true);
+    expect(shouldFallBack(new StreamError("x", "the stream ended without message_stop"))).toBe(true);
+    expect(shouldFallBack(new IdleTimeoutError("x", 1000))).toBe(true);
     expect([400, 401, 403, 404, 422].map((s) => shouldFallBack(pe(s)))).toEqual([false, false, false, false, false]);
     expect(shouldFallBack(pe(undefined, "overloaded_error"))).toBe(true);
     expect(shouldFallBack(pe(undefined, "invalid_request_error"))).toBe(false);
