@@ -50,13 +50,16 @@ export function httpSettings(provider: string, options: ProviderOptions, default
     idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
   };
   if (overrides.readError) settings.readError = overrides.readError;
-  if (options.apiKey) {
-    // The key stays registered while the options (the provider holding them) or these
-    // settings (a request in flight) are alive; keyOwners keeps the options alive as long
-    // as the settings are, for callers that pass a fresh options object per request.
-    registerSecret(options.apiKey, options);
-    keyOwners.set(settings, options);
+  // The key stays registered while the options (the provider holding them) or these settings
+  // (a request in flight) are alive; keyOwners keeps the options alive as long as the settings
+  // are, for callers that pass a fresh options object per request. A key may come in a header
+  // instead (a gateway's auth header): a header named for a credential is a secret too, by its
+  // last word (the token after "Bearer").
+  if (options.apiKey) registerSecret(options.apiKey, options);
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (/auth|key|token|secret/i.test(name)) registerSecret(String(value).trim().split(/\s+/).pop()!, options);
   }
+  keyOwners.set(settings, options);
   return settings;
 }
 

@@ -21,8 +21,8 @@ const SCAN_EACH = 16;
 const keys = new Map<string, number>();
 /** The first MIN_LENGTH characters of each key → the keys that start so (for many keys). */
 const byPrefix = new Map<string, Set<string>>();
-/** owner → the key it registered last (a second registration of the same pair is a no-op). */
-const owners = new WeakMap<object, string>();
+/** owner → the keys it registered (a second registration of the same pair is a no-op). */
+const owners = new WeakMap<object, Set<string>>();
 
 const finalizer = typeof FinalizationRegistry === "function" ? new FinalizationRegistry<string>(release) : undefined;
 
@@ -33,8 +33,10 @@ const finalizer = typeof FinalizationRegistry === "function" ? new FinalizationR
 export function registerSecret(secret: string, owner: object): void {
   if (secret.length < MIN_LENGTH) return;
   if (!finalizer) return keepNewest(secret);
-  if (owners.get(owner) === secret) return;
-  owners.set(owner, secret);
+  let mine = owners.get(owner);
+  if (mine?.has(secret)) return;
+  if (!mine) owners.set(owner, (mine = new Set()));
+  mine.add(secret);
   finalizer.register(owner, secret);
   const n = keys.get(secret);
   keys.set(secret, (n ?? 0) + 1);

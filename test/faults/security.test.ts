@@ -216,3 +216,45 @@ describe.each(ROWS)("$label: tool output is data, never instructions", (row) => 
   });
 });
 
+
+describe("a key given in a header instead of apiKey is a secret too", () => {
+  // A gateway or proxy key: in an auth header, with no apiKey (or beside one). Fresh keys, so no
+  // other test's registration can be what redacts them.
+  const cases = [
+    { label: "claude, x-api-key", header: "x-api-key", scheme: "" },
+    { label: "openaiCompatible, authorization: Bearer", header: "authorization", scheme: "Bearer " },
+    { label: "gemini, a gateway's x-gateway-token", header: "x-gateway-token", scheme: "" },
+  ];
+  for (const { label, header, scheme } of cases) {
+    it(`${label}: an error that echoes it carries none of it`, async () => {
+      const key = `hdr-${label.replace(/\W/g, "")}-${Math.random().toString(36).slice(2)}-0123456789`;
+      const { createServer } = await import("node:http");
+      const server = createServer((req, res) => {
+        req.resume();
+        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { type: "authentication_error", message: `bad key ${String(req.headers[header])}` } }));
+      });
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      try {
+        const baseURL = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+        const headers = { [header]: `${scheme}${key}` };
+        const { claude } = await import("../../adapters/claude.js");
+        const { openaiCompatible } = await import("../../adapters/openai.js");
+        const { gemini } = await import("../../adapters/gemini.js");
+        const provider = label.startsWith("claude")
+          ? claude({ apiKey: "unused-but-required-0123", model: "m", baseURL, headers, maxRetries: 0 })
+          : label.startsWith("gemini")
+            ? gemini({ apiKey: "unused-but-required-0123", model: "m", baseURL, headers, maxRetries: 0 })
+            : openaiCompatible({ model: "m", baseURL, headers, maxRetries: 0 });
+        const logger = recordingLogger();
+        const err = await rejection(createClient({ provider, logger }).chat("hi"));
+        expect(err.code).toBe("provider_error");
+        const text = errorText(err) + JSON.stringify(logger.entries);
+        expect(text).toContain("bad key");
+        expect(text).not.toContain(key);
+        expect(text).not.toContain(key.slice(0, 20));
+      } finally {
+        await new Promise((r) => server.close(r));
+      }
+    });
+  }
+});
