@@ -29,8 +29,10 @@ export function errorFromObject(ctx: DecodeContext, error: unknown, fallback: st
   const e = isRecord(error) ? error : {};
   const type = str(e.type) || str(e.code) || undefined;
   const message = str(e.message) || fallback;
-  const retryable = type === "server_error" || type === "rate_limit_exceeded" || type === "overloaded_error";
-  return new ProviderError({ provider: ctx.provider, message, type, requestId: ctx.requestId?.(), retryable });
+  // Compatible servers and gateways (OpenRouter) put the upstream HTTP status in a numeric `code`.
+  const status = typeof e.code === "number" ? e.code : undefined;
+  const retryable = type === "server_error" || type === "rate_limit_exceeded" || type === "overloaded_error" || status === 429 || status! >= 500;
+  return new ProviderError({ provider: ctx.provider, message, type, status, requestId: ctx.requestId?.(), retryable });
 }
 
 export function invalidResponse(ctx: DecodeContext, message: string, status?: number): ProviderError {

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { openai, openaiChat } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { gemini } from "../../adapters/gemini.js";
 import { createClient, fallback, tool, webSearch, type Provider, type StreamEvent } from "../../src/index.js";
 import { IdleTimeoutError, isToolloopError, ProviderError, StreamError } from "../../src/errors.js";
@@ -166,6 +166,19 @@ describe("fallback() across wire formats", () => {
     expect(stepProviders(events)).toEqual(["openai"]);
     expect(om.requests.length).toBe(1);
     expect(historyProblems(client.history)).toEqual([]);
+  });
+
+  it("a gateway's in-band error with a numeric code (OpenRouter: {error: {code: 502}}) is an overload, moved on, as the first event and as a 200 body", async () => {
+    for (const stream of [true, false]) {
+      const om = track(await startOpenAIChatMock({ apiKey: OPENAI_KEY, script: [] }));
+      const error = { error: { code: 502, message: "upstream provider returned 502" } };
+      om.enqueue(stream ? { sse: [`data: ${JSON.stringify(error)}\n\n`] } : { status: 200, body: JSON.stringify(error) });
+      const backup = scriptedProvider(["From the backup."]);
+      const client = createClient({ provider: fallback([openaiCompatible({ model: "m", baseURL: om.url, apiKey: OPENAI_KEY }), backup]), maxRetries: 0 });
+      const events = await collect(stream ? client.stream("Hi") : (async function* () { yield { type: "text-delta", text: await client.chat("Hi") } as StreamEvent; })());
+      expect(events.some((e) => "text" in e && e.text === "From the backup."), stream ? "stream" : "json").toBe(true);
+      expect(backup.requests).toHaveLength(1);
+    }
   });
 
   it("a request error (400) is not moved: another provider would be no better and the caller must fix it", async () => {
