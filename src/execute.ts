@@ -130,12 +130,14 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
         r = result(call, name, JSON.stringify(answer), "invalid_input", opts);
       } else {
         const { message, panic } = thrownText(err);
+        // The model reads the message capped like any output (inside the JSON, which stays valid).
+        const output = errorJSON(cap(message, opts.maxToolOutput));
         if (panic) {
           logger.error("tool panic", { tool: name, ms, error: message });
-          r = result(call, name, errorJSON(message), "panic", opts);
+          r = result(call, name, output, "panic", opts);
         } else {
           logger.warn("tool error", { tool: name, ms, error: message });
-          r = result(call, name, errorJSON(message), isToolloopError(err, "tool_timeout") ? "timeout" : "error", opts);
+          r = result(call, name, output, isToolloopError(err, "tool_timeout") ? "timeout" : "error", opts);
         }
       }
     }

@@ -185,6 +185,18 @@ describe("execute: maxToolOutput", () => {
     expect((client.history[2] as ToolMessage).results[0]!.output).toBe("x".repeat(10));
   });
 
+  it("caps a thrown error's message (and a panic's) the same way, inside JSON that stays valid", async () => {
+    const throws = tool({ name: "big", description: "", input: v.object({}), run: () => Promise.reject(new Error("e".repeat(50_000))) });
+    const panics = { name: "panics", description: "", parameters: { type: "object" }, call: () => Promise.reject("p".repeat(50_000)) };
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "big" }, { name: "panics" }] }, "ok"]), tools: [throws, panics], maxToolOutput: 1000 });
+    await client.chat("go");
+    for (const r of (client.history[2] as ToolMessage).results) {
+      expect(r.isError).toBe(true);
+      expect(r.output.length).toBeLessThan(1100);
+      expect(JSON.parse(r.output).error).toMatch(/\[truncated: \d+ more characters\]$/);
+    }
+  });
+
   it("defaults to 100,000 characters", async () => {
     const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "big" }] }, "ok"]), tools: [big(100_001)] });
     await client.chat("go");
