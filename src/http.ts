@@ -101,7 +101,7 @@ export async function postSSE(
   const requestId = requestIdOf(res);
   const type = res.headers.get("content-type") ?? "";
   if (!type.includes("text/event-stream")) {
-    const text = await readText(http, res, req.signal).catch(() => "");
+    const text = await bodyText(http, res, req.signal);
     throw invalidResponse(http, res, requestId, `expected an event stream, got ${type || "no content type"}`, text);
   }
   if (!res.body) throw new StreamError(http.provider, "the response has no body", { requestId });
@@ -204,13 +204,21 @@ function invalidResponse(http: HttpSettings, res: Response, requestId: string | 
   return new ProviderError({ provider: http.provider, status: res.status, type: "invalid_response", message: `${what}: ${text.slice(0, 200)}`, requestId });
 }
 
+/** The body's text for an error, "" when it cannot be read; an abort while reading still rejects with its reason. */
+function bodyText(http: HttpSettings, res: Response, signal: AbortSignal | undefined): Promise<string> {
+  return readText(http, res, signal).catch((err: unknown) => {
+    if (signal?.aborted) throw err;
+    return "";
+  });
+}
+
 /** Builds a ProviderError from an error response, its body read by the adapter's reader. */
 async function errorFrom(
   http: HttpSettings,
   res: Response,
   signal: AbortSignal | undefined,
 ): Promise<{ error: ProviderError; retryDelay: number | undefined }> {
-  const text = await readText(http, res, signal).catch(() => "");
+  const text = await bodyText(http, res, signal);
   let details: ErrorDetails = {};
   try {
     details = (http.readError ?? readCommonError)(JSON.parse(text));

@@ -59,6 +59,27 @@ describe("toolloop/http", () => {
     expect(seen.count).toBe(2);
   });
 
+  it("an abort while an error body (or a non-stream body) is still arriving rejects with the caller's reason, not a ProviderError", async () => {
+    for (const stream of [false, true]) {
+      server = createServer((req, res) => {
+        req.resume();
+        res.writeHead(stream ? 200 : 400, { "content-type": stream ? "text/plain" : "application/json" });
+        res.write('{"error":'); // and never more
+      });
+      await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
+      const url = `http://127.0.0.1:${(server!.address() as { port: number }).port}/v1`;
+      const http = httpSettings("acme", { model: "m" }, "https://acme.test", { maxRetries: 0 });
+      const c = new AbortController();
+      const reason = new Error("my reason");
+      setTimeout(() => c.abort(reason), 50);
+      const { postSSE } = await import("../../src/http-kit.js");
+      const sent = stream ? postSSE(http, { url, headers: {}, body: {}, signal: c.signal }, () => {}) : postJSON(http, { url, headers: {}, body: {}, signal: c.signal });
+      expect(await sent.catch((e: unknown) => e), stream ? "sse" : "json").toBe(reason);
+      await new Promise<void>((r) => server!.close(() => r()));
+      server = undefined;
+    }
+  });
+
   it("without a reader the common shapes are read: {error:{type,message}} and top-level fields", () => {
     expect(readCommonError({ error: { type: "invalid_request_error", message: "bad" } })).toEqual({ type: "invalid_request_error", message: "bad" });
     expect(readCommonError({ status: "UNAVAILABLE", message: "down" })).toEqual({ type: "UNAVAILABLE", message: "down" });
