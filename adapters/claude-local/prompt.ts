@@ -57,7 +57,9 @@ function renderTurn(m: Message): string {
     }
     case "tool": {
       const results = m.results.map(
-        (r) => `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.content ? textOf(r.content) : r.output}</tool_result>`,
+        // A tool's media goes as its text rendering (`output`), as every adapter sends a tool part
+        // it cannot take, so a history with tool media never gets stuck here.
+        (r) => `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.output}${r.content?.some((p) => p.type !== "text") ? " (media not sent: the Claude Code CLI takes text only)" : ""}</tool_result>`,
       );
       return `<tool_results>\n${results.join("\n")}\n</tool_results>`;
     }
