@@ -2,6 +2,7 @@
 // timeout, the caller's abort, a synchronous throw from a hand-written call, and the text
 // a thrown value turns into. It never rejects, so no handler can crash its caller.
 import { abortReason, ToolTimeoutError } from "./errors.js";
+import { checkParts } from "./history.js";
 import type { Logger } from "./log.js";
 import type { ContentPart } from "./messages.js";
 import type { InputRequest, Tool, ToolContext } from "./tool.js";
@@ -104,23 +105,26 @@ export function invokeTool(tool: Tool, call: Invocable, opts: InvokeOptions): Pr
       return;
     }
     Promise.resolve(p).then(
-      (output) => finish(okOutput(output)),
+      (output) => finish(okOutput(output, call.name)),
       (error) => finish({ kind: "thrown", error }),
     );
   });
 }
 
-/** A string is the output; `{ content }` is media (checked: a hand-written tool may resolve to anything). */
-function okOutput(output: unknown): Invocation {
+/**
+ * A string is the output; `{ content }` is media, checked as a saved history's parts are (a
+ * hand-written tool may resolve to anything): a malformed part makes the call a tool error the
+ * model reads, so no run writes a history that createClient({ history }) would refuse.
+ */
+function okOutput(output: unknown, name: string): Invocation {
   if (typeof output === "string") return { kind: "ok", output };
   const content = (output as { content?: unknown } | null)?.content;
-  if (Array.isArray(content) && content.every(isPart)) return { kind: "ok", output: "", content: content as ContentPart[] };
-  return { kind: "ok", output: String(output) };
-}
-
-function isPart(p: unknown): boolean {
-  const t = (p as { type?: unknown } | null)?.type;
-  return t === "text" || t === "image" || t === "file";
+  if (!Array.isArray(content)) return { kind: "ok", output: String(output) };
+  try {
+    return { kind: "ok", output: "", content: checkParts(content, `tool "${name}" returned content`) };
+  } catch (error) {
+    return { kind: "thrown", error };
+  }
 }
 
 /**

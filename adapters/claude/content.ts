@@ -1,23 +1,34 @@
 // Content parts → Anthropic blocks: `image` (base64 or url source) and `document` (a PDF as
 // base64 or url, plain text as a text source), in user turns and inside tool_result
 // content. What the API does not list fails here, before anything is sent, with
-// UnsupportedContentError naming the part.
+// UnsupportedContentError naming the part; inside a tool result such a part goes as text
+// instead (its rendering and why it was not sent), so a run is not stuck on what a tool made.
 import { UnsupportedContentError } from "../../src/errors.js";
-import type { ContentPart, FilePart, ImagePart } from "../../src/messages.js";
+import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/messages.js";
 import type { Block } from "./wire.js";
 
 /** Base64ImageSource.media_type in the API's spec. */
 const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 const DATA_URL = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s;
 
-export function partBlocks(parts: readonly ContentPart[]): Block[] {
+/** A user turn's parts, or (`tool`) a tool result's, where a part the API cannot take goes as text. */
+export function partBlocks(parts: readonly ContentPart[], tool?: boolean): Block[] {
   const blocks: Block[] = [];
   for (const p of parts) {
     if (p.type === "text") {
       if (p.text.trim() !== "") blocks.push({ type: "text", text: p.text }); // the API refuses blank text
-    } else if (p.type === "image") blocks.push(imageBlock(p));
-    else if (p.type === "file") blocks.push(documentBlock(p));
-    else throw unsupported(p, "not a content part type this adapter knows");
+      continue;
+    }
+    try {
+      if (p.type === "image") blocks.push(imageBlock(p));
+      else if (p.type === "file") blocks.push(documentBlock(p));
+      else throw unsupported(p, "not a content part type this adapter knows");
+    } catch (e) {
+      if (!tool) throw e;
+      const { message, part } = e as UnsupportedContentError;
+      // "claude cannot take <part>: <why>" → "claude: <why>"
+      blocks.push({ type: "text", text: `${renderParts([p])} (not sent to ${message.replace(` cannot take ${part}`, "")})` });
+    }
   }
   return blocks;
 }

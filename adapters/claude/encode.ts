@@ -140,26 +140,29 @@ function assistantBlocks(m: AssistantMessage, ids: WireIds): Block[] {
   const calls = m.toolCalls ?? [];
   const stored = m.providerData?.provider === "claude" && Array.isArray(m.providerData.value) ? m.providerData.value : undefined;
   if (!stored) return [...textBlocks(m.content), ...calls.map((c) => toolUse(c, ids))];
-  const kept = new Set(calls.map((c) => c.id));
   const sent = new Set<string>();
   const blocks: Block[] = [];
   for (const b of stored) {
-    if (!isBlock(b)) continue;
-    if (b.type === "tool_use") {
-      const id = String(b.id);
-      if (!kept.has(id) || sent.has(id)) continue;
-      sent.add(id);
-    }
-    if (b.type === "text" && isBlank(b.text)) continue;
+    if (!isBlock(b) || (b.type === "text" && isBlank(b.text))) continue;
     if (b.type !== "tool_use") {
       blocks.push(b);
       continue;
     }
+    const c = calls.find((c) => c.id === String(b.id)); // the first call under its id
+    if (!c || sent.has(c.id)) continue;
+    sent.add(c.id);
     // Sent as stored (the body is serialised right away, never changed) unless its id must
-    // change or its input is not an object (the API takes only an object input; the loop
-    // already answered a call that had another).
-    const id = ids.call(String(b.id));
-    blocks.push(id !== b.id || !isRecord(b.input) ? { ...b, id, input: isRecord(b.input) ? b.input : {} } : b);
+    // change, its input is not an object (the API takes only an object input; the loop
+    // already answered a call that had another), or the call's arguments are not the ones
+    // the block was decoded to: an approval's edited input (suspension.ts), sent so the model
+    // sees what ran. decode.ts made them JSON.stringify(input), or the streamed text that
+    // `input` was parsed from, so a streamed call written with spaces re-parses to the same
+    // value; this runs once per turn (encodedTurn). The thinking block before it keeps its
+    // signature: the prefix check covers only what precedes a thinking block
+    // (platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks).
+    const id = ids.call(c.id);
+    const input = isRecord(b.input) && JSON.stringify(b.input) === c.arguments ? b.input : toolInput(c.arguments);
+    blocks.push(id !== b.id || input !== b.input ? { ...b, id, input } : b);
   }
   // A kept call missing from the stored blocks still needs its tool_use for the result.
   for (const c of calls) if (!sent.has(c.id)) blocks.push(toolUse(c, ids));
@@ -184,7 +187,7 @@ function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
   const block: ToolResultBlock = { type: "tool_result", tool_use_id: ids.result(r.callId) };
   if (r.isError) block.is_error = true;
   // Media go as blocks inside the result (text, image, document), else the text as it is.
-  const content = r.content ? partBlocks(r.content) : r.output;
+  const content = r.content ? partBlocks(r.content, true) : r.output;
   // The API refuses an error result without content; an empty success needs none.
   if (content.length > 0) block.content = content;
   else if (r.isError) block.content = "error";

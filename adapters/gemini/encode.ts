@@ -148,28 +148,42 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
     return { parts, responseIds };
   }
 
-  const keep = new Set(calls.map((c) => c.id));
   const parts: Part[] = [];
   let k = 0;
   let droppedSignature = false;
-  for (const part of value.parts) {
+  for (let part of value.parts) {
     if (isRecord(part.functionCall)) {
       const wireId = typeof part.functionCall.id === "string" && part.functionCall.id ? part.functionCall.id : undefined;
       const id = wireId ?? value.callIds[k];
       k++;
+      const c = calls.find((c) => c.id === id); // the first call under its id
       // not kept by the loop, or a second call under an id already sent (the loop renamed it)
-      if (id === undefined || !keep.has(id) || responseIds.has(id)) {
+      if (!c || responseIds.has(c.id)) {
         if (part.thoughtSignature) droppedSignature = true;
         continue;
       }
+      // The args text the part was decoded to (decode.ts: JSON.stringify of its args, "{}"
+      // without any), worked out once per part. When the call's text differs, the values are
+      // compared (a broken server's non-object args became {} in the part): a call whose args
+      // serialise the same is replayed as stored, its signature with it.
+      let text = partArgs.get(part);
+      if (text === undefined) partArgs.set(part, (text = JSON.stringify(part.functionCall.args ?? {})));
+      if (c.arguments !== text && JSON.stringify(callArgs(c)) !== text) {
+        // An approval's edited input (suspension.ts) goes back as the call's args, so the model
+        // sees what ran. The model's signature does not vouch for args it did not write: such a
+        // call takes the placeholder Google documents for function calls the model did not
+        // produce (ai.google.dev/gemini-api/docs/thought-signatures, FAQ).
+        part = { ...part, functionCall: { ...part.functionCall, args: callArgs(c) } };
+        if (part.thoughtSignature) part.thoughtSignature = SKIP_SIGNATURE;
+      }
       if (wireId !== undefined && sent.has(wireId)) {
         const renamed = uniqueId(wireId, sent);
-        responseIds.set(id, renamed);
+        responseIds.set(c.id, renamed);
         parts.push({ ...part, functionCall: { ...part.functionCall, id: renamed } });
         continue;
       }
       if (wireId !== undefined) sent.add(wireId);
-      responseIds.set(id, wireId);
+      responseIds.set(c.id, wireId);
     }
     // Sent as stored (the body is serialised right away); only a part that is changed is copied.
     parts.push(part);
@@ -215,7 +229,7 @@ function encodeToolResults(
     const name = r.name || calls.find((c) => c.id === r.callId)?.name || "";
     const fr: FunctionResponse = id ? { id, name, response } : { name, response };
     if (r.content) {
-      const media = toolResponseParts(r.content, model);
+      const media = toolResponseParts(r.content, model, response);
       if (media.length > 0) fr.parts = media;
     }
     return { functionResponse: fr };
@@ -229,6 +243,9 @@ function providerValue(v: unknown): GeminiProviderValue | undefined {
     callIds: Array.isArray(v.callIds) ? v.callIds.filter((x): x is string => typeof x === "string") : [],
   };
 }
+
+/** The args text of each replayed functionCall part (encodeAssistant): every request replays the whole history. */
+const partArgs = new WeakMap<Part, string>();
 
 /** functionCall.args is a Struct: the model's arguments when they are a JSON object, else {}. */
 /**

@@ -10,8 +10,10 @@
 // Media types: the lists of the API's "supported file formats" pages (images png, jpeg, webp,
 // heic, heif; documents pdf and text; audio and video), and for function responses the
 // shorter list of the multimodal function-response docs (png, jpeg, webp, pdf, text/plain).
+// A tool's part that cannot go in functionResponse.parts (any, before Gemini 3) is left out, and
+// the response says what it was and why (`note`), so a run is not stuck on what a tool made.
 import { UnsupportedContentError } from "../../src/errors.js";
-import type { ContentPart } from "../../src/messages.js";
+import { renderParts, type ContentPart } from "../../src/messages.js";
 import type { Part } from "./wire.js";
 
 type Media = Exclude<ContentPart, { type: "text" }>;
@@ -43,17 +45,32 @@ export function userParts(content: readonly ContentPart[]): Part[] {
   });
 }
 
-/** A tool result's media as functionResponse.parts (its text stays in `response`). */
-export function toolResponseParts(content: readonly ContentPart[], model: string): Part[] {
-  const media = content.filter((p): p is Media => p.type !== "text");
-  if (media[0] && beforeGemini3(model)) throw unsupported(media[0], `tool media go in functionResponse.parts, which needs Gemini 3 (not ${model})`);
-  return media.map((p) => {
-    const inline = inlineOf(p);
-    // FunctionResponsePart has no fileData on the Gemini API (Vertex only)
-    if (!inline) throw unsupported(p, "tool media must be bytes (base64 or a data: URL), not a URL");
-    if (!TOOL.test(inline.mimeType)) throw unsupported(p, "tool media must be PNG, JPEG, WebP, PDF or text/plain");
-    return { inlineData: inline };
-  });
+/**
+ * A tool result's media as functionResponse.parts (its text stays in `response`); what cannot go
+ * there is left out and said in `response.note`.
+ */
+export function toolResponseParts(content: readonly ContentPart[], model: string, response?: Record<string, unknown>): Part[] {
+  const parts: Part[] = [];
+  const notes: string[] = [];
+  for (const p of content) {
+    if (p.type === "text") continue;
+    const why = (reason: string) => notes.push(`${renderParts([p])} (not sent to gemini: ${reason})`);
+    if (beforeGemini3(model)) {
+      why(`${model} takes no media in tool results; Gemini 3 does`);
+      continue;
+    }
+    try {
+      const inline = inlineOf(p);
+      // FunctionResponsePart has no fileData on the Gemini API (Vertex only)
+      if (!inline) why("tool media must be bytes (base64 or a data: URL), not a URL");
+      else if (!TOOL.test(inline.mimeType)) why("tool media must be PNG, JPEG, WebP, PDF or text/plain");
+      else parts.push({ inlineData: inline });
+    } catch {
+      why("the data: URL cannot be decoded");
+    }
+  }
+  if (notes[0] && response) response.note = notes.join("\n");
+  return parts;
 }
 
 /** base64 bytes of a part (its data, or a data: URL decoded); undefined for a remote URL. */

@@ -126,7 +126,7 @@ export function encodeMessages(history: readonly Message[], support: ContentSupp
           hasMedia(r.content)
             ? r.content.filter((p) => p.type !== "text").flatMap((p) => [
                 { type: "text", text: `Attachment from tool call ${ids?.[i] ?? r.callId} (${r.name}):` },
-                ...chatParts([p], support),
+                ...chatParts([p], support, true),
               ])
             : [],
         );

@@ -8,8 +8,10 @@
 //   the document, text, code and spreadsheet types it lists;
 // - Chat Completions `file`: base64 data only, and PDF only (no file URL field exists);
 // - Chat Completions tool messages: text only (the media go in a user message after them).
+// Inside a tool result (`tool`), a part the API cannot take goes as text instead: its rendering and
+// why it was not sent, so a run is not stuck on what a tool made (the history keeps the part).
 import { UnsupportedContentError } from "../../src/errors.js";
-import type { ContentPart, FilePart, ImagePart } from "../../src/messages.js";
+import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/messages.js";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/jpg", "image/webp", "image/gif"]);
 
@@ -25,10 +27,9 @@ export interface ContentSupport {
 
 type Item = Record<string, unknown>;
 
-/** A user turn's or a tool result's parts as Responses content (input_text / input_image / input_file). */
-export function responsesParts(parts: readonly ContentPart[], support: ContentSupport): Item[] {
-  return parts.map((p) => {
-    if (p.type === "text") return { type: "input_text", text: p.text };
+/** A user turn's or (`tool`) a tool result's parts as Responses content (input_text / input_image / input_file). */
+export function responsesParts(parts: readonly ContentPart[], support: ContentSupport, tool?: boolean): Item[] {
+  return each(parts, support, tool, "input_text", (p) => {
     if (p.type === "image") return { type: "input_image", image_url: imageURL(p, support), detail: "auto" };
     const type = fileType(p, support);
     if (type.startsWith("audio/") || type.startsWith("video/")) fail(p, support, "the Responses API takes documents, not audio or video, as files");
@@ -39,16 +40,33 @@ export function responsesParts(parts: readonly ContentPart[], support: ContentSu
   });
 }
 
-/** A user turn's parts as Chat Completions content parts (text / image_url / file). */
-export function chatParts(parts: readonly ContentPart[], support: ContentSupport): Item[] {
-  return parts.map((p) => {
-    if (p.type === "text") return { type: "text", text: p.text };
+/** A user turn's or (`tool`) a tool result's parts as Chat Completions content parts (text / image_url / file). */
+export function chatParts(parts: readonly ContentPart[], support: ContentSupport, tool?: boolean): Item[] {
+  return each(parts, support, tool, "text", (p) => {
     if (p.type === "image") return { type: "image_url", image_url: { url: imageURL(p, support) } };
     const type = fileType(p, support);
     const data = inlineData(p);
     if (data === undefined) fail(p, support, "Chat Completions takes files as base64 data only (no file URLs); use the Responses API or inline the data");
     if (type !== "application/pdf") fail(p, support, "Chat Completions takes PDF files only; use the Responses API for other documents");
     return { type: "file", file: { filename: filenameOf(p), file_data: data } };
+  });
+}
+
+/**
+ * Text parts as `text` items, media through `media`; in a tool result a part it refuses becomes a
+ * text item saying what it was and why it was not sent (the developer's hint left out).
+ */
+function each(parts: readonly ContentPart[], support: ContentSupport, tool: boolean | undefined, text: string, media: (p: ImagePart | FilePart) => Item): Item[] {
+  return parts.map((p) => {
+    if (p.type === "text") return { type: text, text: p.text };
+    try {
+      return media(p);
+    } catch (e) {
+      if (!tool) throw e;
+      // "<provider> cannot take <part>: <why>" → "<provider>: <why>"
+      const { message, part } = e as UnsupportedContentError;
+      return { type: text, text: `${renderParts([p])} (not sent to ${message.replace(` cannot take ${part}`, "").replace(` (${support.hint})`, "")})` };
+    }
   });
 }
 

@@ -98,7 +98,7 @@ export function encodeInput(history: readonly Message[], settings: ResponsesSett
         const ids = wire?.get(m);
         m.results.forEach((r, i) => {
           // Media travel as the output array (text parts included); text alone stays a string.
-          const output = hasMedia(r.content) ? responsesParts(r.content, support) : r.output;
+          const output = hasMedia(r.content) ? responsesParts(r.content, support, true) : r.output;
           input.push({ type: "function_call_output", call_id: ids?.[i] ?? r.callId, output });
         });
         break;
@@ -133,10 +133,10 @@ function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings, wire?
   const data = m.providerData;
   const out: ResponsesItem[] = [];
   if (data && data.provider === settings.provider && Array.isArray(data.value)) {
-    // A replayed function_call is the first call under its id; it goes out under that call's wire id.
-    const kept = new Map<string, string>();
+    // A replayed function_call is the first call under its id; it goes out under that call's wire id, with its arguments.
+    const kept = new Map<string, [string, string]>();
     calls.forEach((c, i) => {
-      if (!kept.has(c.id)) kept.set(c.id, wire?.[i] ?? c.id);
+      if (!kept.has(c.id)) kept.set(c.id, [wire?.[i] ?? c.id, c.arguments]);
     });
     out.push(...replayItems(data.value, kept, settings.store));
   } else if (m.content !== "") {
@@ -162,10 +162,11 @@ function encodeAssistant(m: AssistantMessage, settings: ResponsesSettings, wire?
  * A replayed function_call goes back without its output-only `status`, and without its item `id`
  * unless a reasoning item goes back with it or responses are stored (the API pairs a reasoning
  * item with the items after it by id; nothing else reads a function_call's id): ~35 bytes per
- * call less in every later request of a run.
- * `keptCalls` maps each kept call id to the id it goes out under.
+ * call less in every later request of a run. A call whose arguments were edited (an approval's
+ * edited input, suspension.ts) goes back with them, so the model sees what ran.
+ * `keptCalls` maps each kept call id to the id it goes out under and the call's arguments.
  */
-export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<string, string>, store: boolean): ResponsesItem[] {
+export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<string, readonly [string, string]>, store: boolean): ResponsesItem[] {
   const replayed = new Set<string>();
   const keep = items.map((item) => {
     if (!isRecord(item)) return false;
@@ -187,11 +188,25 @@ export function replayItems(items: readonly unknown[], keptCalls: ReadonlyMap<st
   return kept.map((item) => {
     if (item.type !== "function_call") return withoutOutputOnlyData(item);
     const { status: _status, id, ...call } = item;
-    const wire = keptCalls.get(str(item.call_id) ?? "");
-    if (wire !== undefined) call.call_id = wire;
+    const [wire, args] = keptCalls.get(str(item.call_id) ?? "")!;
+    call.call_id = wire;
+    // The neutral arguments are the item's (decode: "{}" for blank ones), or strict mode's restore
+    // of them without the nulls the model wrote for optional properties (restore-nulls.ts), or
+    // edited. A text compare settles the usual case; the rest compare with nulls left out, once
+    // per turn (assistantItems), so only an edit replaces the model's text.
+    if (args !== item.arguments && withoutNulls(args) !== withoutNulls(str(item.arguments) ?? "")) call.arguments = args;
     if (keepIds && id !== undefined) call.id = id;
     return call;
   });
+}
+
+/** JSON text (blank: "{}") re-serialised with every null property left out; the text itself when it does not parse. */
+function withoutNulls(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text.trim() || "{}", (_key, v: unknown) => v ?? undefined));
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -159,13 +159,17 @@ describe("what Claude cannot take fails before sending", () => {
     });
   }
 
-  it("the same inside a tool result: the tool ran, its media are refused before the next request", async () => {
-    const { mock, provider } = await setup([{ toolCalls: [{ name: "bad", input: {} }] }, { text: "never" }]);
+  it("inside a tool result such a part goes as text (what it was, why it was not sent): the run goes on", async () => {
+    const { mock, provider } = await setup([{ toolCalls: [{ id: "toolu_bad", name: "bad", input: {} }] }, { text: "an icon I cannot see" }]);
     const bad = tool({ name: "bad", description: "x", input: v.object({}), run: () => toolOutput([{ type: "image", mediaType: "image/x-icon", data: "AAA=" }]) });
     const client = createClient({ provider, tools: [bad] });
-    const err = await client.chat("go").catch((e: unknown) => e);
-    expect(isToolloopError(err, "unsupported_content")).toBe(true);
-    expect(mock.requests).toHaveLength(1);
+    expect(await client.chat("go")).toBe("an icon I cannot see");
+    expect(mock.requests).toHaveLength(2);
+    expect((mock.requests[1]!.body as Body).messages[2]!.content[0]).toEqual({
+      type: "tool_result",
+      tool_use_id: "toolu_bad",
+      content: [{ type: "text", text: "[image image/x-icon] (not sent to claude: images must be image/jpeg, image/png, image/gif, image/webp)" }],
+    });
   });
 });
 

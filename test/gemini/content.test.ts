@@ -179,18 +179,6 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
     { name: "a URL of unknown type without mediaType", messages: [{ role: "user", content: [{ type: "image", url: "https://example.com/picture" }] }], part: /image part/ },
     { name: "a GIF (not a listed image type)", messages: [{ role: "user", content: [{ type: "image", mediaType: "image/gif", data: "R0lGODlh" }] }], part: /image part \(base64 image\/gif\)/ },
     { name: "a zip file", messages: [{ role: "user", content: [{ type: "file", mediaType: "application/zip", data: "UEsDBA==" }] }], part: /file part/ },
-    {
-      name: "a URL in a tool result (FunctionResponsePart has no fileData on the Gemini API)",
-      messages: withToolContent([{ type: "image", url: "https://example.com/a.png" }]),
-      part: /image part \(https:\/\/example.com\/a.png\)/,
-    },
-    { name: "a tool result's audio (not in the function-response list)", messages: withToolContent([{ type: "file", mediaType: "audio/wav", data: "UklGRg==" }]), part: /file part/ },
-    {
-      name: "tool media for a model before Gemini 3",
-      model: "gemini-2.5-flash",
-      messages: withToolContent([{ type: "image", mediaType: "image/png", data: PNG }]),
-      part: /image part/,
-    },
   ];
   for (const c of refused) {
     it(`${c.name} → UnsupportedContentError, nothing sent`, async () => {
@@ -214,11 +202,32 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
     expect(contents).toEqual([{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: PNG } }] }]);
   });
 
-  it("the same tool media go through on Gemini 3 (the model gate is the only difference)", () => {
+  it("the same tool media go through on Gemini 3 (the model gate is the only difference); before it they go as a note", () => {
     const messages = withToolContent([{ type: "image", mediaType: "image/png", data: PNG }]);
-    expect(() => encodeContents(messages, "gemini-2.5-flash")).toThrow(expect.objectContaining({ code: "unsupported_content" }));
+    const old = encodeContents(messages, "gemini-2.5-flash")[2]!.parts[0]!.functionResponse!;
+    expect(old.parts).toBeUndefined();
+    expect(old.response).toEqual({ output: "[media]", note: "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)" });
     const parts = encodeContents(messages, "gemini-3-pro-preview")[2]!.parts;
     expect(parts[0]!.functionResponse!.parts).toEqual([{ inlineData: { mimeType: "image/png", data: PNG } }]);
+  });
+
+  // A tool result's part is not refused (the client would be stuck on it): it is left out of
+  // functionResponse.parts, and the response says what it was and why (the history keeps it).
+  it.each([
+    ["a URL (FunctionResponsePart has no fileData on the Gemini API)", { type: "image", url: "https://example.com/a.png" }, "[image url] (not sent to gemini: tool media must be bytes (base64 or a data: URL), not a URL)"],
+    ["audio (not in the function-response list)", { type: "file", mediaType: "audio/wav", data: "UklGRg==" }, "[file audio/wav] (not sent to gemini: tool media must be PNG, JPEG, WebP, PDF or text/plain)"],
+    ["a data: URL that cannot be decoded", { type: "file", mediaType: "text/plain", url: "data:text/plain,%E0%A4%A" }, "[file text/plain] (not sent to gemini: the data: URL cannot be decoded)"],
+    ["tool media for a model before Gemini 3", { type: "image", mediaType: "image/png", data: PNG }, "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)", "gemini-2.5-flash"],
+  ] as [string, ContentPart, string, string?][])("a tool result's %s goes as a note; the mock takes the request", async (_name, part, note, model) => {
+    await withMock({ script: [{ text: "noted" }] }, async (mock) => {
+      const shot = tool({ name: "screenshot", description: "Takes a screenshot.", input: v.object({}), run: async () => "" });
+      const client = createClient({ provider: providerFor(mock, model ? { model } : {}), tools: [shot], history: withToolContent([part]) });
+      expect(await client.chat("go on")).toBe("noted");
+      const fr = bodies(mock)[0]!.contents[2]!.parts[0]!.functionResponse;
+      expect(fr.parts).toBeUndefined();
+      expect(fr.response).toEqual({ output: "[media]", note });
+      expectValid(mock);
+    });
   });
 });
 

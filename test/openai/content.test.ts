@@ -180,14 +180,24 @@ describe("what an API cannot take fails before sending", () => {
     expect(b.messages[0]!.content).toEqual([{ type: "text", text: "What is it?" }, chatShape(PARTS["image (url)"]!), chatShape(PARTS["file (base64)"]!)]);
   });
 
-  it("a tool image on a compatible server without vision fails before the follow-up request", async () => {
-    const m = await startOpenAIChatMock({ script: [{ toolCalls: [{ id: "c1", name: "snapshot", input: {} }] }, { text: "never" }] });
+  it("a tool image on a compatible server without vision goes as a text note in the follow-up request", async () => {
+    const m = await startOpenAIChatMock({ script: [{ toolCalls: [{ id: "c1", name: "snapshot", input: {} }] }, { text: "told" }] });
     mocks.push(m);
     const client = createClient({ provider: openaiCompatible({ baseURL: m.url, model: "local" }), tools: [snapshotTool(PARTS["image (base64)"]!)] });
-    await expect(client.chat("snap")).rejects.toMatchObject({ code: "unsupported_content" });
-    expect(m.requests).toHaveLength(1);
-    // every call in history still has its result
-    expect(client.history.map((x) => x.role)).toEqual(["user", "assistant", "tool"]);
+    expect(await client.chat("snap")).toBe("told");
+    expect(m.requests).toHaveLength(2);
+    expect((m.requests[1]!.body as ChatBody).messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c1", content: "here it is\n[image image/png]" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachment from tool call c1 (snapshot):" },
+          { type: "text", text: "[image image/png] (not sent to openai-compatible: this server is not known to take images)" },
+        ],
+      },
+    ]);
+    // the history keeps the image (another provider may take it)
+    expect((client.history[2] as Extract<Message, { role: "tool" }>).results[0]!.content).toEqual([{ type: "text", text: "here it is" }, PARTS["image (base64)"]]);
   });
 });
 
