@@ -140,8 +140,9 @@ export function checkParts(parts: readonly unknown[], where: string): ContentPar
       case "file": {
         const hasData = str("data");
         const hasUrl = str("url");
-        if (hasData === hasUrl) fail(`an ${p.type} part needs exactly one of "data" (base64) or "url"`);
-        if ((hasData || p.type === "file") && !str("mediaType")) fail(`an ${p.type} part needs a "mediaType"`);
+        const a = p.type === "file" ? "a file" : "an image";
+        if (hasData === hasUrl) fail(`${a} part needs exactly one of "data" (base64) or "url"`);
+        if ((hasData || p.type === "file") && !str("mediaType")) fail(`${a} part needs a "mediaType"`);
         if (hasData && String(p.data).startsWith("data:")) fail('"data" is base64 without a "data:" prefix (or pass the data: URL as "url")');
         const part: Record<string, unknown> = { type: p.type };
         if (hasData) part.data = p.data;

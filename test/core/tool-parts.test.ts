@@ -16,10 +16,10 @@ const MALFORMED: { name: string; part: unknown; why: string }[] = [
   { name: "an image with neither data nor url", part: { type: "image", mediaType: "image/png" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
   { name: "an image with empty data", part: { type: "image", mediaType: "image/png", data: "" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
   { name: "an image with both data and url", part: { type: "image", mediaType: "image/png", data: "AAAA", url: "https://x.test/y.png" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
-  { name: "a file with both data and url", part: { type: "file", mediaType: "application/pdf", data: "AAAA", url: "https://x.test/y.pdf" }, why: 'an file part needs exactly one of "data" (base64) or "url"' },
+  { name: "a file with both data and url", part: { type: "file", mediaType: "application/pdf", data: "AAAA", url: "https://x.test/y.pdf" }, why: 'a file part needs exactly one of "data" (base64) or "url"' },
   { name: "an image's base64 data without mediaType", part: { type: "image", data: "AAAA" }, why: 'an image part needs a "mediaType"' },
-  { name: "a file (data) without mediaType", part: { type: "file", data: "AAAA" }, why: 'an file part needs a "mediaType"' },
-  { name: "a file (url) without mediaType", part: { type: "file", url: "https://x.test/r.pdf" }, why: 'an file part needs a "mediaType"' },
+  { name: "a file (data) without mediaType", part: { type: "file", data: "AAAA" }, why: 'a file part needs a "mediaType"' },
+  { name: "a file (url) without mediaType", part: { type: "file", url: "https://x.test/r.pdf" }, why: 'a file part needs a "mediaType"' },
   { name: 'base64 data with a "data:" prefix', part: { type: "image", mediaType: "image/png", data: "data:image/png;base64,AAAA" }, why: '"data" is base64 without a "data:" prefix (or pass the data: URL as "url")' },
 ];
 
@@ -80,7 +80,7 @@ describe.each(Object.entries(makers))("a malformed part a tool returns (%s)", (_
     const provider = scriptedProvider([{ toolCalls: [{ id: "c1", name: "shot", arguments: {} }] }, "ok"]);
     const client = createClient({ provider, tools: [make([GOOD, GOOD, { type: "file", data: "AAAA" }, null])] });
     await client.chat("go");
-    expect(toolResults(client.history)[0]!.output).toBe(JSON.stringify({ error: 'tool "shot" returned content[2]: an file part needs a "mediaType"' }));
+    expect(toolResults(client.history)[0]!.output).toBe(JSON.stringify({ error: 'tool "shot" returned content[2]: a file part needs a "mediaType"' }));
   });
 });
 
