@@ -1,6 +1,6 @@
 // HTTP error statuses, for every adapter over real HTTP: the retryable ones (408, 409,
 // 429, 500, 502, 503, 504 and Anthropic's 529) are retried with the server's
-// retry-after / retry-after-ms honoured, at most maxRetries times (the mock counts the
+// retry-after (seconds or an HTTP date) / retry-after-ms honoured, at most maxRetries times (the mock counts the
 // requests), and the last failure surfaces as a typed ProviderError carrying the status,
 // the provider's error type and the request id. The history stays valid and the next
 // chat works.
@@ -13,6 +13,8 @@ const RETRYABLE = [408, 409, 429, 500, 502, 503, 504, 529];
 const HEADERS: { label: string; headers: Record<string, string> }[] = [
   { label: "retry-after-ms", headers: { "retry-after-ms": "1" } },
   { label: "retry-after (seconds)", headers: { "retry-after": "0" } },
+  // A date already past when the reply comes: retried at once.
+  { label: "retry-after (an HTTP date)", headers: { "retry-after": new Date(Date.now() - 5000).toUTCString() } },
 ];
 
 let mock: Mock | undefined;
@@ -108,9 +110,26 @@ describe.each(ROWS)("$label: HTTP error statuses", (row) => {
     expect(err.status).toBe(503);
   });
 
-  it("a retry-after beyond 60 s fails at once instead of hanging", async () => {
+  it("a 4xx is retried only when the server says x-should-retry: true", async () => {
     const m = await start(row);
-    m.enqueue(errorReply(row, 429, { "retry-after": "3600" }));
+    m.enqueue(errorReply(row, 400, { "x-should-retry": "true", "retry-after-ms": "1" }));
+    const client = createClient({ provider: row.provider(m) });
+    await expect(client.chat("hi")).resolves.toBe("recovered");
+    expect(m.bodies()).toHaveLength(2);
+  });
+
+  it("a 200 whose body is not JSON is not retried, though retries are allowed", async () => {
+    const m = await start(row);
+    m.enqueue({ status: 200, headers: { "content-type": "text/html" }, body: "<html><body>Welcome to the captive portal</body></html>" });
+    const client = createClient({ provider: row.provider(m, { maxRetries: 2 }) });
+    const err = await rejection(client.chat("hi"));
+    expect(err.type).toBe("invalid_response");
+    expect(m.bodies()).toHaveLength(1);
+  });
+
+  it.each(["3600", "an HTTP date an hour ahead"])("a retry-after beyond 60 s (%s) fails at once instead of hanging", async (value) => {
+    const m = await start(row);
+    m.enqueue(errorReply(row, 429, { "retry-after": value === "3600" ? value : new Date(Date.now() + 3600_000).toUTCString() }));
     const client = createClient({ provider: row.provider(m) });
     const err = await rejection(client.chat("hi"));
     expect(m.bodies()).toHaveLength(1);
