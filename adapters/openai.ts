@@ -152,7 +152,8 @@ export function openaiChat(options: OpenAIChatOptions): OpenAIProvider {
     parallelToolCalls: options.parallelToolCalls,
     promptCacheKey: options.promptCacheKey,
     capabilities: {
-      parallelToolCalls: true,
+      // The o-series refuse parallel_tool_calls on Chat Completions ("not supported with this model").
+      parallelToolCalls: !/^o\d/.test(bareModel(options.model)),
       streamOptions: true,
       developerRole: false,
       maxTokensField: "max_completion_tokens",
@@ -278,8 +279,11 @@ function createProvider(config: ProviderConfig): OpenAIProvider {
 }
 
 /** gpt-5*, o1/o3/o4*, codex models reason; their reasoning must travel encrypted when store is off. */
+/** The model id without a router's "vendor/" prefix, lower-cased. */
+const bareModel = (model: string) => model.toLowerCase().replace(/^.*\//, "");
+
 function isReasoningModel(model: string): boolean {
-  const m = model.toLowerCase().replace(/^.*\//, "");
+  const m = bareModel(model);
   if (m.startsWith("gpt-5") && m.includes("chat")) return false;
   return /^(o\d|gpt-5|codex)/.test(m);
 }

@@ -440,6 +440,10 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
   if (options.rejectParallelToolCalls && "parallel_tool_calls" in body) {
     reject("Unrecognized request argument supplied: parallel_tool_calls", "parallel_tool_calls", "unrecognized_argument");
   }
+  // OpenAI's o-series on Chat Completions (reported for o1, o3, o3-mini, o4-mini).
+  if (/^o\d/.test(String(body.model)) && "parallel_tool_calls" in body) {
+    reject("Unsupported parameter: 'parallel_tool_calls' is not supported with this model.", "parallel_tool_calls", "unsupported_parameter");
+  }
   if (options.rejectStreamOptions && "stream_options" in body) {
     reject("Unrecognized request argument supplied: stream_options", "stream_options", "unrecognized_argument");
   }

@@ -107,6 +107,16 @@ describe("openaiChat() loops", () => {
     expect(calls.sort()).toEqual(['weather:{"city":"Oslo","unit":"f"}', 'weather:{"city":"Rome"}', "time:Lima"].sort());
   });
 
+  it("an o-series model gets no parallel_tool_calls (OpenAI refuses it there), with tools, and its request is accepted", async () => {
+    const turns = [{ toolCalls: [{ id: "call_1", name: "get_time", input: { city: "Lima" } }] }, { text: "Done." }];
+    const m = await mock({ script: [...turns, ...turns] });
+    for (const model of ["o4-mini", "o3"]) {
+      const client = createClient({ provider: openaiChat({ apiKey: KEY, model, baseURL: m.url }), tools: [getTime] });
+      expect(await client.chat("time?")).toBe("Done.");
+    }
+    expect(m.requests.every((r) => !("parallel_tool_calls" in (r.body as object)))).toBe(true);
+  });
+
   it("streams text and tool-call deltas, then the events of the loop", async () => {
     const m = await mock({
       script: [{ text: "Checking.", toolCalls: [{ id: "call_s", name: "get_weather", input: { city: "Bergen", unit: null } }] }, { text: "It is 21 degrees in Bergen." }],
