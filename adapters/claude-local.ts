@@ -15,7 +15,7 @@
 // runtime: Deno.Command in Deno, Bun.spawn in Bun, node:child_process in Node (loaded
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
-import { abortReason } from "../src/errors.js";
+import { abortReason, InvalidOptionsError } from "../src/errors.js";
 import type { Provider } from "../src/provider.js";
 import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./claude-local/output.js";
 import { runProcess, spawner } from "./claude-local/process.js";
@@ -35,7 +35,7 @@ export interface ClaudeLocalProvider extends Provider {
 export function claudeLocal(options: ClaudeLocalOptions = {}): ClaudeLocalProvider {
   const command = options.command ?? "claude";
   if (options.timeout !== undefined && !(options.timeout > 0)) {
-    throw new RangeError(`claudeLocal: timeout must be a positive number of ms, got ${options.timeout}`);
+    throw new InvalidOptionsError(`claudeLocal: timeout must be a positive number of ms, got ${options.timeout}`);
   }
   return {
     name: "claude-local",

@@ -69,9 +69,9 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   }
   requireApiKey(options, { factory: "claude", defaultBaseURL: DEFAULT_BASE_URL, env: ["ANTHROPIC_API_KEY"] });
   const maxTokens = options.maxTokens ?? 4096;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new InvalidOptionsError(`maxTokens must be a positive integer, got ${maxTokens}`);
   if (options.thinking && !(options.thinking.budgetTokens < maxTokens)) {
-    throw new RangeError(`thinking.budgetTokens (${options.thinking.budgetTokens}) must be below maxTokens (${maxTokens})`);
+    throw new InvalidOptionsError(`thinking.budgetTokens (${options.thinking.budgetTokens}) must be below maxTokens (${maxTokens})`);
   }
   const opts: ClaudeOptions = { ...options, headers: { ...options.headers } };
   const { model } = opts;

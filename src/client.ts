@@ -187,7 +187,7 @@ export function createClient(options: ClientOptions): Client {
 
   /** A tool set as this client can use it: setTools(), and the tools prepareStep gives a step. */
   const toolSet = (tools: readonly Tool[]): Registry => {
-    if (!Array.isArray(tools)) throw new TypeError("setTools expects an array of tools");
+    if (!Array.isArray(tools)) throw new InvalidToolError("setTools expects an array of tools");
     if (provider.supportsTools === false && tools.length > 0) throw new ToolsNotSupportedError(provider.name);
     const next = createRegistry(traces ? traces.tools(tools) : tools);
     // Otherwise the marker would be dropped without a word and the model would never search.
@@ -226,7 +226,7 @@ export function createClient(options: ClientOptions): Client {
     },
     async ask(prompt, schema, callOptions) {
       if (!isSchemaInput(schema)) {
-        throw new TypeError("ask() takes a valibot schema or a Standard Schema; wrap a raw JSON Schema with jsonSchema()");
+        throw new InvalidOptionsError("ask() takes a valibot schema or a Standard Schema; wrap a raw JSON Schema with jsonSchema()");
       }
       const json = toJSONSchema(schema);
       const validate = compileValidator(schema);
@@ -291,7 +291,7 @@ function abortWhileQueued<T>(p: Promise<T>, signal: AbortSignal, started: () => 
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new InvalidOptionsError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
 

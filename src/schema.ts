@@ -6,7 +6,7 @@
 // Schema form as well would do the work twice, and would put a JSON Schema interpreter in
 // every bundle.
 import type * as v from "valibot";
-import { UnsupportedSchemaError, type ValidationIssue } from "./errors.js";
+import { InvalidOptionsError, UnsupportedSchemaError, type ValidationIssue } from "./errors.js";
 import { valibotToJSONSchema } from "./valibot-json-schema.js";
 
 /** A JSON Schema document (draft-07 / 2020-12 subset the providers accept). */
@@ -67,7 +67,7 @@ export function toJSONSchema(schema: SchemaInput, owner = "the schema"): JSONSch
   } else if (schema["~standard"]?.jsonSchema) {
     out = schema["~standard"].jsonSchema.input({ target: "draft-07" });
   } else {
-    throw new TypeError("expected a valibot schema, or a Standard Schema with JSON Schema support (wrap a raw JSON Schema with jsonSchema())");
+    throw new InvalidOptionsError("expected a valibot schema, or a Standard Schema with JSON Schema support (wrap a raw JSON Schema with jsonSchema())");
   }
   const { $schema: _drop, ...rest } = out;
   return rest;

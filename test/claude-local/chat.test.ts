@@ -1,5 +1,6 @@
 import { delimiter } from "node:path";
 import { describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../../src/errors.js";
 import * as v from "valibot";
 import { claudeLocal } from "../../adapters/claude-local.js";
 import { createClient, isToolloopError, tool, webSearch } from "../../src/index.js";
@@ -158,7 +159,7 @@ describe("claudeLocal: chat", () => {
   });
 
   it("rejects a non-positive timeout when the provider is made", () => {
-    expect(() => claudeLocal({ timeout: 0 })).toThrow(RangeError);
+    expect(() => claudeLocal({ timeout: 0 })).toThrow(InvalidOptionsError);
   });
 });
 

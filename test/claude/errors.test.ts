@@ -2,6 +2,7 @@
 // the API's error type, request id), retries follow the server's retry-after hints, and
 // the API key never shows up in anything an error or the provider exposes.
 import { afterEach, describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../../src/errors.js";
 import { claude, type ClaudeOptions } from "../../adapters/claude.js";
 import { createClient } from "../../src/index.js";
 import { isToolloopError, type ProviderError, type StreamError } from "../../src/errors.js";
@@ -251,7 +252,7 @@ describe("claude: options", () => {
   it("rejects a missing model and a thinking budget that does not fit maxTokens", () => {
     expect(() => claude({ apiKey: KEY } as never)).toThrow(expect.objectContaining({ code: "invalid_options" }));
     expect(() => claude({ apiKey: KEY, model: MODEL, thinking: { budgetTokens: 4096 } })).toThrow(/budgetTokens/);
-    expect(() => claude({ apiKey: KEY, model: MODEL, maxTokens: 0 })).toThrow(RangeError);
+    expect(() => claude({ apiKey: KEY, model: MODEL, maxTokens: 0 })).toThrow(InvalidOptionsError);
   });
 
   it("sends the sampling options, extra headers and a custom anthropic-version", async () => {

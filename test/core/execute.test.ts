@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { InvalidOptionsError } from "../../src/errors.js";
 import { createClient, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
 import { aborted, historyProblems, ticks } from "./helpers.js";
@@ -99,7 +100,7 @@ describe("execute: parallel (parallelTools)", () => {
 
   it("rejects a maxParallelTools that is not a positive integer", () => {
     for (const bad of [0, -2, 2.5]) {
-      expect(() => createClient({ provider: scriptedProvider([]), maxParallelTools: bad })).toThrow(RangeError);
+      expect(() => createClient({ provider: scriptedProvider([]), maxParallelTools: bad })).toThrow(InvalidOptionsError);
     }
   });
 });

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
+import { InvalidOptionsError } from "../../src/errors.js";
 import { createClient, isToolloopError, tool, type AssistantMessage, type Message, type Provider, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";
@@ -111,7 +112,7 @@ describe("maxSteps", () => {
   });
 
   it("rejects a maxSteps that is not a positive integer", () => {
-    for (const bad of [0, -1, 1.5]) expect(() => createClient({ provider: forever(), maxSteps: bad })).toThrow(RangeError);
+    for (const bad of [0, -1, 1.5]) expect(() => createClient({ provider: forever(), maxSteps: bad })).toThrow(InvalidOptionsError);
   });
 });
 

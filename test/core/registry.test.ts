@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
+import { InvalidToolError } from "../../src/errors.js";
 import { createClient, isToolloopError, jsonTool, tool, webSearch, type Tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
@@ -73,7 +74,7 @@ describe("registry: names", () => {
   it("throws InvalidToolError for something that is not a Tool", () => {
     const client = createClient({ provider: scriptedProvider([]) });
     expect(() => client.setTools([{ name: "x" } as unknown as Tool])).toThrow(expect.objectContaining({ code: "invalid_tool" }));
-    expect(() => client.setTools("nope" as unknown as Tool[])).toThrow(TypeError);
+    expect(() => client.setTools("nope" as unknown as Tool[])).toThrow(InvalidToolError);
   });
 });
 

@@ -2,6 +2,7 @@
 // same in chat, ask and stream), stopWhen and its built-in conditions, per-call options.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../../src/errors.js";
 import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type ModelResponse, type Provider, type StepResult, type StopCondition, type StreamEvent } from "../../src/index.js";
 import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
@@ -128,7 +129,7 @@ describe("steps", () => {
   it("per-call maxSteps overrides the client's", async () => {
     const client = createClient({ provider: scriptedProvider([callEcho("a"), callEcho("b"), "z"]), tools: [echo], maxSteps: 10 });
     await expect(client.chat("x", { maxSteps: 1 })).rejects.toMatchObject({ code: "max_steps" });
-    await expect(client.chat("x", { maxSteps: 0 })).rejects.toThrow(RangeError);
+    await expect(client.chat("x", { maxSteps: 0 })).rejects.toThrow(InvalidOptionsError);
   });
 
   it("toolChoice from createClient reaches each request, and per call overrides it", async () => {
