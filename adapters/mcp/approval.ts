@@ -2,8 +2,10 @@
 // decision, so it asks the client's user before the tool runs: one more question, under the
 // fixed key `approval`, through the same input path as ctx.requestInput (input.ts): an
 // input_required round on 2026-07-28, elicitation/create on the 2025 revisions that have it,
-// otherwise the answer that says it cannot be asked. On 2026-07-28 the approval then travels
-// in requestState with the arguments it approved, so a retry with other arguments asks again.
+// otherwise the answer that says it cannot be asked. On 2026-07-28 the approval answer counts
+// only on the retry of the round that asked it (its sealed requestState asked `approval`, for
+// the same arguments: server.ts and input.ts drop every other answer), and then travels in
+// requestState with the arguments it approved, so a retry with other arguments asks again.
 import { thrownText } from "../../src/invoke.js";
 import type { Logger } from "../../src/log.js";
 import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../src/tool.js";
@@ -23,6 +25,8 @@ const APPROVAL_SCHEMA = {
 export interface ApprovalContext {
   /** The call's arguments as the tool gets them (JSON text). */
   args: string;
+  /** The same arguments as canonical JSON (sorted keys): what an approval is bound to. */
+  bound: string;
   round: InputRound | undefined;
   canElicit: boolean;
   legacyAsk: { send: AskClient; withMode: boolean } | undefined;
@@ -68,7 +72,7 @@ export async function approve(tool: Tool, name: string, c: ApprovalContext): Pro
 
   // Only an approval of these very arguments is taken from an earlier round.
   const prior = c.round?.earlier[APPROVAL_KEY];
-  const round = c.round && { responses: c.round.responses, earlier: isObject(prior) && prior.arguments === c.args ? { [APPROVAL_KEY]: prior } : {} };
+  const round = c.round && { ...c.round, earlier: isObject(prior) && prior.arguments === c.bound ? { [APPROVAL_KEY]: prior } : {} };
   const asking = createInputBridge(round, c.canElicit, c.legacyAsk);
   const question: InputRequest = { key: APPROVAL_KEY, message: `Allow ${name} with ${c.args}?`, schema: APPROVAL_SCHEMA };
   let suspended!: () => void;
@@ -83,5 +87,5 @@ export async function approve(tool: Tool, name: string, c: ApprovalContext): Pro
   const approved = "value" in got && isObject(got.value) && got.value.approve === true;
   c.logger.info("mcp tool approval", { tool: name, approved, ...("error" in got ? { error: thrownText(got.error).message } : {}) });
   if (!approved) return { kind: "refused", message: NOT_APPROVED };
-  return { kind: "approved", carry: { [APPROVAL_KEY]: { action: "accept", content: { approve: true }, arguments: c.args } } };
+  return { kind: "approved", carry: { [APPROVAL_KEY]: { action: "accept", content: { approve: true }, arguments: c.bound } } };
 }

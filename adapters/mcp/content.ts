@@ -4,9 +4,11 @@
 // that cannot take it says so before sending); an embedded `resource` becomes text when it
 // holds text, an image part when its blob is an image, a file part when the blob has a
 // media type, else a short "[resource ...]" line; a `resource_link` is a line of text.
+// structuredContent is added after the content as JSON text unless a text block already is
+// that JSON (the mirror the spec asks servers to send); with no content it is the result.
 // Published results (mcpHandler): the same mapping backwards, so a round trip keeps parts.
 import type { ContentPart } from "../../src/messages.js";
-import { isObject } from "./jsonrpc.js";
+import { canonicalJson, isObject } from "./jsonrpc.js";
 
 export interface RemoteResult {
   /** The text rendering (text blocks joined with newlines, other blocks named briefly). */
@@ -20,46 +22,56 @@ export function readToolResult(result: Record<string, unknown>): RemoteResult {
   const blocks = Array.isArray(result.content) ? result.content : [];
   const parts: ContentPart[] = [];
   const lines: string[] = [];
-  let hasText = false;
   let hasMedia = false;
+  // Spec: a tool returning structuredContent SHOULD also return its serialized JSON as a
+  // text block, for clients that read only content. That block is the one duplicate; links,
+  // media and other text are content of their own and are kept.
+  const structured = result.structuredContent;
+  const data = structured === undefined ? undefined : canonicalJson(structured);
+  let mirrored = false;
   for (const block of blocks) {
     if (!isObject(block)) continue;
     const part = toPart(block);
     if (!part) continue;
     parts.push(part.part);
     lines.push(part.line);
-    if (part.isText) hasText = true;
     if (part.part.type !== "text") hasMedia = true;
+    if (data !== undefined && block.type === "text" && parsedJson(part.line) === data) mirrored = true;
   }
-  let text = lines.join("\n");
-  if (!hasText && !hasMedia && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
-  const out: RemoteResult = { text, isError: result.isError === true };
+  // The structured result the content does not carry yet goes after it, as JSON text.
+  if (data !== undefined && !mirrored) {
+    const text = JSON.stringify(structured) ?? "null";
+    parts.push({ type: "text", text });
+    lines.push(text);
+  }
+  const out: RemoteResult = { text: lines.join("\n"), isError: result.isError === true };
   if (hasMedia) out.content = parts;
   return out;
 }
 
-function toPart(block: Record<string, unknown>): { part: ContentPart; line: string; isText: boolean } | undefined {
+function toPart(block: Record<string, unknown>): { part: ContentPart; line: string } | undefined {
   switch (block.type) {
     case "text": {
       const text = typeof block.text === "string" ? block.text : "";
-      return { part: { type: "text", text }, line: text, isText: true };
+      return { part: { type: "text", text }, line: text };
     }
     case "image":
     case "audio": {
       const mediaType = str(block.mimeType);
       if (typeof block.data !== "string" || mediaType === "") return note(`[${String(block.type)}${mediaType ? ` ${mediaType}` : ""}]`);
       const part: ContentPart = block.type === "image" ? { type: "image", mediaType, data: block.data } : { type: "file", mediaType, data: block.data };
-      return { part, line: `[${block.type} ${mediaType}]`, isText: false };
+      return { part, line: `[${block.type} ${mediaType}]` };
     }
     case "resource": {
       const r = isObject(block.resource) ? block.resource : {};
-      if (typeof r.text === "string") return { part: { type: "text", text: r.text }, line: r.text, isText: true };
+      if (typeof r.text === "string") return { part: { type: "text", text: r.text }, line: r.text };
       const mediaType = str(r.mimeType);
       if (typeof r.blob === "string" && mediaType !== "") {
-        if (mediaType.startsWith("image/")) return { part: { type: "image", mediaType, data: r.blob }, line: `[image ${mediaType}]`, isText: false };
-        const filename = fileName(str(r.uri));
+        if (mediaType.startsWith("image/")) return { part: { type: "image", mediaType, data: r.blob }, line: `[image ${mediaType}]` };
+        const uri = str(r.uri);
+        const filename = UNNAMED.test(uri) ? undefined : fileName(uri);
         const part: ContentPart = filename ? { type: "file", mediaType, data: r.blob, filename } : { type: "file", mediaType, data: r.blob };
-        return { part, line: `[file ${filename ? `${filename} ` : ""}${mediaType}]`, isText: false };
+        return { part, line: `[file ${filename ? `${filename} ` : ""}${mediaType}]` };
       }
       return note(`[resource ${str(r.uri)}${mediaType ? ` (${mediaType})` : ""}]`);
     }
@@ -70,8 +82,17 @@ function toPart(block: Record<string, unknown>): { part: ContentPart; line: stri
   }
 }
 
-function note(line: string): { part: ContentPart; line: string; isText: boolean } {
-  return { part: { type: "text", text: line }, line, isText: false };
+/** The canonical JSON of a text that is JSON, else undefined. */
+function parsedJson(text: string): string | undefined {
+  try {
+    return canonicalJson(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function note(line: string): { part: ContentPart; line: string } {
+  return { part: { type: "text", text: line }, line };
 }
 
 function fileName(uri: string): string | undefined {
@@ -105,6 +126,7 @@ export function toMcpContent(parts: readonly ContentPart[]): Record<string, unkn
     if (inline) {
       const mediaType = p.mediaType ?? inline.mediaType;
       if (p.type === "image") return { type: "image", data: inline.data, mimeType: mediaType };
+      if (mediaType.startsWith("audio/")) return { type: "audio", data: inline.data, mimeType: mediaType };
       return { type: "resource", resource: { uri: fileUri(p.filename, i), mimeType: mediaType, blob: inline.data } };
     }
     const link: Record<string, unknown> = { type: "resource_link", uri: p.url, name: (p.type === "file" ? p.filename : undefined) ?? fileName(p.url) ?? p.url };
@@ -113,9 +135,13 @@ export function toMcpContent(parts: readonly ContentPart[]): Record<string, unkn
   });
 }
 
+/** An embedded resource needs a URI: a file part without a name is published under its position. */
 function fileUri(filename: string | undefined, index: number): string {
   return `toolloop://output/${encodeURIComponent(filename ?? `part-${index}`)}`;
 }
+
+/** The URI fileUri gives a file without a name: read back, it names no file. */
+const UNNAMED = /^toolloop:\/\/output\/part-\d+$/;
 
 function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
   const m = /^data:([^;,]+)?((?:;[^;,]+)*?);base64,(.*)$/s.exec(url);

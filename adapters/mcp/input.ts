@@ -5,7 +5,10 @@
 // requestInput now returns the answer filed under each question's key (InputRequest.key, else
 // its position). Questions asked together (Promise.all) go out in one round. Nothing is
 // stored on the server: requestState carries the answers of earlier rounds, sealed
-// (request-state.ts) so an edited state is refused. On 2025-06-18 and 2025-11-25 a client
+// (request-state.ts) so an edited state is refused. An answer counts only under a key the
+// round before asked (InputRound.asked, from that sealed state, on a retry with the same
+// arguments): one sent before its question, for a question never asked, or again for an
+// earlier round's question is ignored, and the question is asked. On 2025-06-18 and 2025-11-25 a client
 // that declared elicitation at initialize is asked with an elicitation/create request on the
 // call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
 // without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
@@ -15,10 +18,12 @@ import type { InputRequest } from "../../src/tool.js";
 import { isObject } from "./jsonrpc.js";
 
 export interface InputRound {
-  /** params.inputResponses of the retried call (keyed like the inputRequests we sent; extra keys are ignored). */
+  /** params.inputResponses of the retried call (keyed like the inputRequests we sent). Only those under `asked` count. */
   responses: Record<string, unknown>;
   /** The answers of earlier rounds, from a requestState whose seal was verified (request-state.ts). */
   earlier: Record<string, unknown>;
+  /** The keys the round before asked, from that same state: none on a first call, or when the state is not for these arguments. */
+  asked: readonly string[];
 }
 
 export type Asked =
@@ -40,8 +45,10 @@ const WRAPPED = "answer";
 export type AskClient = (method: string, params: Record<string, unknown>) => Promise<unknown>;
 
 export function createInputBridge(round: InputRound | undefined, canElicit: boolean, ask?: { send: AskClient; withMode: boolean }): InputBridge {
-  const known: Record<string, unknown> = round ? { ...round.earlier, ...round.responses } : {};
-  // Only answers to questions this run of the handler asked are carried on: stray keys die here.
+  const known: Record<string, unknown> = { ...round?.earlier };
+  // An answer is taken only for a question its round asked: every other key dies here.
+  if (round) for (const k of round.asked) if (Object.hasOwn(round.responses, k) && !Object.hasOwn(known, k)) known[k] = round.responses[k];
+  // Only answers to questions this run of the handler asked are carried on.
   const used: Record<string, unknown> = {};
   // Every question asked before the handler was abandoned: questions asked together
   // (Promise.all) go out together in one round.

@@ -97,6 +97,19 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/**
+ * JSON text of a parsed JSON value with every object's keys in sorted order, so two values
+ * that are equal as JSON give the same text whatever order their keys came in.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(",")}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
 function isId(v: unknown): v is JsonRpcId {
   return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
 }

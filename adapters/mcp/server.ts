@@ -18,7 +18,7 @@ import { approve, APPROVAL_KEY } from "./approval.js";
 import { toMcpContent } from "./content.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
-import { failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
+import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
 
 /** Hints about a tool's behaviour that MCP clients may show or use (untrusted by spec). */
@@ -155,6 +155,8 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       return done(textResult(message, true));
     };
     const argsText = JSON.stringify(args);
+    // What a requestState and an approval are bound to: equal arguments in any key order.
+    const bound = canonicalJson(args);
     const callId = String(req.id);
 
     // Input a handler asks for (ctx.requestInput): answered through the multi-round-trip
@@ -166,13 +168,16 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       if (!isObject(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
       const bad = Object.entries(responses).find(([, r]) => !isObject(r));
       if (bad) return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);
-      let earlier: Record<string, unknown> = {};
+      // Answers count only as the retry of the round that asked them: its state names the
+      // questions, for this tool (the seal) and these arguments. Without a state nothing was
+      // asked; a state from other arguments is not used (the call starts over, asking again).
+      round = { responses, earlier: {}, asked: [] };
       if (params.requestState !== undefined) {
         const opened = typeof params.requestState === "string" ? await seal.open(name, params.requestState) : undefined;
         if (!opened) return failure(req.id, INVALID_PARAMS, `tools/call params.requestState failed its integrity check (not a state this server issued for tool ${name})`);
-        earlier = opened;
+        if (opened.args === bound) round = { responses, earlier: opened.answers, asked: opened.asked };
+        else logger.info("mcp requestState is for other arguments: asking again", { tool: name });
       }
-      round = { responses, earlier };
     }
     const legacyAsk = !modern && ctx.ask && ctx.version >= "2025-06-18" ? { send: ctx.ask, withMode: ctx.version >= "2025-11-25" } : undefined;
     const canElicit = modern && isObject(ctx.clientCapabilities?.elicitation);
@@ -181,7 +186,8 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     // state), or they cannot be asked: the answer that says so.
     const askClient = async (asked: Asked, carry: Record<string, unknown>): Promise<JsonRpcResponse> => {
       if (asked.kind === "input_required") {
-        return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: await seal.seal(name, { ...asked.answers, ...carry }) });
+        const state = await seal.seal(name, { answers: { ...asked.answers, ...carry }, asked: Object.keys(asked.inputRequests), args: bound });
+        return success(req.id, { resultType: "input_required", inputRequests: asked.inputRequests, requestState: state });
       }
       if (asked.kind === "missing_capability") {
         return failure(req.id, MISSING_CLIENT_CAPABILITY, asked.message, { requiredCapabilities: { elicitation: {} } });
@@ -191,7 +197,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     };
 
     // needsApproval: asked of the user before the tool runs (approval.ts).
-    const approval = await approve(tool, name, { args: argsText, round, canElicit, legacyAsk, signal: ctx.signal, callId, logger });
+    const approval = await approve(tool, name, { args: argsText, bound, round, canElicit, legacyAsk, signal: ctx.signal, callId, logger });
     switch (approval.kind) {
       case "thrown":
         return thrown(approval.error);
@@ -203,7 +209,10 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     const needed = approval.kind === "approved";
     const carry = needed ? approval.carry : {};
 
-    const bridge = createInputBridge(round, canElicit, legacyAsk);
+    // The handler's own questions take an answer the client sent before it was asked, as the
+    // conformance suite expects (SEP-2322: "complete normally"); the client could give the same
+    // answer when asked. Only the approval (approve() above) must have been asked, for these arguments.
+    const bridge = createInputBridge(round && { ...round, asked: Object.keys(round.responses).filter((k) => k !== APPROVAL_KEY) }, canElicit, legacyAsk);
     // The approval's key is taken: a handler question under it would read the approval's answer.
     const requestInput: typeof bridge.requestInput = needed
       ? (request, suspend) =>
