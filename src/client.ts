@@ -243,6 +243,7 @@ export function createClient(options: ClientOptions): Client {
         return validate(parsed);
       };
       // The question and its re-ask hold the client together, so no other call slips in between.
+      // Its signal rejects it while it waits its turn, as it does chat's.
       return serial(async () => {
         let r = done(await runNow(prompt, { signal: callOptions?.signal, responseSchema }, callOptions));
         let c = await check(r.text);
@@ -260,7 +261,7 @@ export function createClient(options: ClientOptions): Client {
           r.text,
           c.issues,
         );
-      });
+      }, callOptions?.signal);
     },
     stream(prompt, callOptions) {
       return streamRun((onEvent, signal) => run(prompt, { signal, stream: true, onEvent }, callOptions), callOptions?.signal);

@@ -151,6 +151,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     const p = (await cfg.steps.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
+    // Where the answer goes: a message add()ed during the request comes after it, unseen by it.
+    const at = history.length;
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
@@ -161,7 +163,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     const message: AssistantMessage = { role: "assistant", content: response.text };
     if (calls.length) message.toolCalls = calls;
     if (providerData) message.providerData = providerData;
-    history.push(message);
+    history.splice(at, 0, message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
     const stepFinished = async (toolResults: ToolResult[]) => {
       const s: StepResult = { ...said, type: "step-finish", step, toolCalls: calls, toolResults };
@@ -181,6 +183,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
       // No model call will read these results, so the tools are not run; the history still gets answers.
       const notRun = calls.map((c) => ({ callId: c.id, name: c.name.toLowerCase(), output: NOT_RUN_OUTPUT, isError: true }));
+      // Each tool-call event gets its tool-result, so a UI waiting on a call is not left hanging.
+      if (onEvent) for (const r of notRun) emit(toolResultEvent(r, "cancelled"));
       answer(history, message, notRun);
       await stepFinished(notRun);
       throw new MaxStepsError(cfg.maxSteps);

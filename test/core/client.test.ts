@@ -89,6 +89,38 @@ describe("calls on one client are serialised", () => {
   });
 });
 
+describe("add() and abort while a call is in flight or waiting", () => {
+  it("an add() during a model request lands after the answer it could not have seen", async () => {
+    const provider = echoModel();
+    const client = createClient({ provider, tools: [slow] });
+    const running = client.chat("A");
+    await ticks(2); // the first request is out
+    expect(client.history.map((m) => m.role)).toEqual(["user"]);
+    client.add({ role: "user", content: "note" });
+    await running;
+    const h = client.history;
+    expect(historyProblems(h)).toEqual([]);
+    // The tool call answered "A" only; the note follows the call and its results.
+    expect(provider.seen[0]).toEqual([{ role: "user", content: "A" }]);
+    expect(h.slice(0, 4).map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(h[3]).toEqual({ role: "user", content: "note" });
+  });
+
+  it("an ask() waiting its turn rejects at once when its signal aborts, as chat() does", async () => {
+    const client = createClient({ provider: echoModel(), tools: [slow] });
+    const order: string[] = [];
+    const first = client.chat("long").then(() => order.push("chat done"));
+    const controller = new AbortController();
+    const asked = settle(client.ask("q", v.object({ n: v.number() }), { signal: controller.signal })).then((r) => (order.push("ask settled"), r));
+    controller.abort(new Error("stop"));
+    expect(await asked).toMatchObject({ ok: false, error: { message: "stop" } });
+    await first;
+    expect(order).toEqual(["ask settled", "chat done"]);
+    expect(historyProblems(client.history)).toEqual([]);
+    expect(client.history.some((m) => m.role === "user" && m.content === "q")).toBe(false);
+  });
+});
+
 describe("createClient", () => {
   it("needs a provider", () => {
     expect(() => createClient({} as never)).toThrow(expect.objectContaining({ code: "invalid_options" }));

@@ -77,6 +77,18 @@ describe("maxSteps", () => {
     }
   });
 
+  it("in a stream, the not-run calls of the step at maxSteps get their tool-result events (cancelled) before step-finish", async () => {
+    const client = createClient({ provider: forever(), tools: [ping().tool], maxSteps: 1 });
+    const events: StreamEvent[] = [];
+    const r = await settle((async () => { for await (const e of client.stream("go")) events.push(e); })());
+    expect(r).toMatchObject({ ok: false, error: { code: "max_steps" } });
+    const types = events.map((e) => e.type).filter((t) => t !== "tool-call-delta" && t !== "text-delta");
+    expect(types).toEqual(["tool-call", "tool-result", "step-finish"]);
+    const result = events.find((e) => e.type === "tool-result") as Extract<StreamEvent, { type: "tool-result" }>;
+    const call = events.find((e) => e.type === "tool-call") as Extract<StreamEvent, { type: "tool-call" }>;
+    expect(result).toMatchObject({ callId: call.callId, isError: true, outcome: "cancelled" });
+  });
+
   it("an answer on exactly the last allowed step is not an error", async () => {
     const provider = scriptedProvider([{ toolCalls: [{ name: "ping" }] }, { toolCalls: [{ name: "ping" }] }, "made it"]);
     const client = createClient({ provider, tools: [ping().tool], maxSteps: 3 });

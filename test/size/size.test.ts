@@ -8,10 +8,11 @@
 // table from bench/lib/size-report.mjs, and what it would take). Each budget is the size
 // measured on 2026-12-01 after toolloop's own JSON Schema converter and SSE parser replaced
 // @valibot/to-json-schema and eventsource-parser, plus a quarter KiB, so no change can grow
-// a bundle quietly; lower a budget when a bundle shrinks. Raised once since, for Responses by
-// 0.1 KiB (later that day): fixes every agent needs (a tool's media the API cannot take sent as
-// a note instead of failing every later request, an approval's edited input replayed, a key in
-// `headers` redacted) grew each agent by 0.16-0.28 KiB, and only Responses had no room left.
+// a bundle quietly; lower a budget when a bundle shrinks. Raised once since, for Responses and
+// Gemini by 0.1 KiB (later that day): fixes every agent needs (a tool's media the API cannot
+// take sent as a note instead of failing every later request, an approval's edited input
+// replayed, a key in `headers` redacted, typed option errors, not-run calls' tool-result
+// events) grew each agent by 0.2-0.3 KiB, and those two had no room left.
 import { describe, expect, it } from "vitest";
 import { bundleSize } from "../../bench/lib/bundle.mjs";
 
@@ -24,7 +25,7 @@ const AGENTS: Record<string, { file: string; marker: string; budget: number }> =
   "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 22.1 * KiB },
   "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 21.2 * KiB },
   "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 20.9 * KiB },
-  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 21.7 * KiB },
+  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 21.8 * KiB },
 };
 
 describe("bundle size budget", () => {
