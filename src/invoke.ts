@@ -5,7 +5,7 @@ import { abortReason, ToolTimeoutError } from "./errors.js";
 import { checkParts } from "./history.js";
 import type { Logger } from "./log.js";
 import type { ContentPart } from "./messages.js";
-import type { InputRequest, Tool, ToolContext } from "./tool.js";
+import { toOutput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
 
 export type Invocation =
   | { kind: "ok"; output: string; content?: ContentPart[] }
@@ -119,7 +119,8 @@ export function invokeTool(tool: Tool, call: Invocable, opts: InvokeOptions): Pr
 function okOutput(output: unknown, name: string): Invocation {
   if (typeof output === "string") return { kind: "ok", output };
   const content = (output as { content?: unknown } | null)?.content;
-  if (!Array.isArray(content)) return { kind: "ok", output: String(output) };
+  // Anything else is encoded as tool()'s values are: JSON, not "[object Object]".
+  if (!Array.isArray(content)) return { kind: "ok", output: toOutput(output) as string };
   try {
     return { kind: "ok", output: "", content: checkParts(content, `tool "${name}" returned content`) };
   } catch (error) {

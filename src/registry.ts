@@ -26,6 +26,9 @@ export function createRegistry(tools: readonly Tool[]): Registry {
       throw new InvalidToolError("setTools expects Tool objects (name, description, parameters, call)");
     }
     if (typeof t.name !== "string" || !NAME.test(t.name)) throw new InvalidToolNameError(String(t.name));
+    // 0, a negative number or NaN would silently mean no timeout at all.
+    const ms = t.timeout;
+    if (ms !== undefined && !(typeof ms == "number" && ms > 0 && ms < Infinity)) throw new InvalidToolError(`tool "${t.name}": timeout must be a positive number of ms`);
     const key = t.name.toLowerCase();
     const seen = original.get(key);
     if (seen !== undefined) throw new ToolNameCollisionError(seen, t.name);

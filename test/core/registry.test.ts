@@ -159,3 +159,22 @@ describe("schemas served without a type", () => {
     expect("type" in raw.parameters).toBe(false);
   });
 });
+
+describe("a tool's timeout and a hand-written tool's output", () => {
+  it("a timeout that is not a positive number of ms is refused when the tools are set (it would mean none)", () => {
+    for (const timeout of [0, -5, Number.NaN, Infinity, "100"]) {
+      const t = { ...named("slowpoke"), timeout } as unknown as Tool;
+      expect(() => createClient({ provider: scriptedProvider([]), tools: [t] }), String(timeout)).toThrow(InvalidToolError);
+    }
+    expect(() => createClient({ provider: scriptedProvider([]), tools: [{ ...named("ok"), timeout: 10 }] })).not.toThrow();
+  });
+
+  it("a hand-written tool that resolves to something other than a string is JSON-encoded, as tool()'s values are", async () => {
+    const returns = (name: string, value: unknown): Tool => ({ name, description: "", parameters: { type: "object" }, call: async () => value as string });
+    const provider = scriptedProvider([{ toolCalls: [{ name: "obj" }, { name: "undef" }, { name: "num" }] }, "ok"]);
+    const client = createClient({ provider, tools: [returns("obj", { a: 1 }), returns("undef", undefined), returns("num", 5)] });
+    await client.chat("go");
+    const tool = client.history.find((m) => m.role === "tool") as { results: { output: string; isError: boolean }[] };
+    expect(tool.results.map((r) => [r.output, r.isError])).toEqual([['{"a":1}', false], ["null", false], ["5", false]]);
+  });
+});
