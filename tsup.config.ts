@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
 
 // One entry per public subpath. Shared core code is split into chunks so that
@@ -27,9 +27,26 @@ const common: Options = {
 };
 rmSync("dist", { recursive: true, force: true });
 
+/**
+ * Code splitting leaves bare imports of chunks in each file (`import './chunk-X.js';`) to keep
+ * module evaluation order. The package has no side effects (`sideEffects: false`), so bundlers
+ * drop them anyway and warn once per import in every app that bundles toolloop
+ * (esbuild's ignored-bare-import). Every chunk imports what it uses itself, so they go; each
+ * becomes an empty line, so the source maps still line up.
+ */
+function dropBareChunkImports(): void {
+  for (const f of readdirSync("dist")) {
+    if (!/\.(js|cjs)$/.test(f)) continue;
+    const path = `dist/${f}`;
+    const code = readFileSync(path, "utf8");
+    const out = code.replace(/^(?:import '\.\/chunk-[A-Z0-9]+\.js';|require\('\.\/chunk-[A-Z0-9]+\.cjs'\);)$/gm, "");
+    if (out !== code) writeFileSync(path, out);
+  }
+}
+
 export default defineConfig([
   // The code: shared chunks, with source maps so stack traces point into src/.
-  { ...common, entry: entries, splitting: true, treeshake: true, sourcemap: true },
+  { ...common, entry: entries, splitting: true, treeshake: true, sourcemap: true, onSuccess: async () => dropBareChunkImports() },
   // The types: one self-contained .d.ts / .d.cts per entry. Shared declaration chunks would be
   // imported as "./tool-<hash>.js", a file that does not exist; TypeScript maps that to the
   // .d.ts, Deno (deno check on files, not packages) does not. Types are structural, so the

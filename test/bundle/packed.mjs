@@ -105,6 +105,26 @@ if (typeof createClient !== "function" || typeof tool !== "function" || typeof s
     writeFileSync(join(app, "load.mjs"), script);
     execFileSync(process.execPath, ["load.mjs"], { cwd: app, env, stdio: "pipe" });
   });
+  await check("an app that bundles every entry point gets no bundler warning, also from a linked checkout (file:)", async () => {
+    // From the unpacked package, not node_modules: esbuild keeps quiet inside node_modules, but an
+    // app that links a checkout (the examples' file:../..) sees every warning.
+    const { build } = await import("esbuild");
+    for (const [k, target] of Object.entries(manifest.exports)) {
+      const file = typeof target === "string" ? target : target.import?.default ?? target.import ?? target.default;
+      if (k === "./package.json" || typeof file !== "string") continue;
+      const r = await build({
+        stdin: { contents: `import * as m from ${JSON.stringify(join(pkgDir, file))}; console.log(Object.keys(m).length);`, resolveDir: pkgDir, loader: "js" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        // claude-local spawns the CLI: it is the one Node-only entry.
+        platform: k.endsWith("claude-local") ? "node" : "browser",
+        external: Object.keys(manifest.dependencies ?? {}),
+        logLevel: "silent",
+      });
+      assert(r.warnings.length === 0, `${k}: ${r.warnings.length} warnings, e.g. ${r.warnings[0]?.text}`);
+    }
+  });
   rmSync(work, { recursive: true, force: true });
   return { passed, failed, skipped: 0 };
 }
