@@ -1,5 +1,5 @@
-// The MCP server of examples/mcp-worker on plain Node: the same mcpHandler, mounted on
-// node:http through node-http.mjs. Run it, then point any MCP client at the printed URL.
+// An MCP server on plain Node, like examples/mcp-worker's but with one tool (convert_temperature): the same
+// mcpHandler, mounted on node:http through node-http.mjs. Run it, then point any MCP client at the printed URL.
 //
 //   node examples/mcp-node/server.mjs            (PORT=3000 by default, MCP_TOKEN optional)
 import * as v from "valibot";

@@ -81,7 +81,7 @@ async function chooseProvider() {
 /**
  * Offline stand-in for a model: a fixed two-step script (look the cities up, then answer from
  * the tool results), filled with the cities the question names (Paris and Tokyo if it names
- * none it knows). It streams its answer like a real model, and reports no token usage.
+ * none it knows). It streams its answer like a real model, its usage is the scripted provider's placeholder, so no count is printed.
  */
 async function offlineProvider(question) {
   const { scriptedProvider } = await import("toolloop/testing");
