@@ -4,27 +4,18 @@
 // before that first request, a short one is not, and after a request has reported its tokens
 // (or failed) the estimate goes on from the last request that did report.
 import { afterEach, describe, expect, it } from "vitest";
-import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { createClient, compaction, tool, type Message, type StreamEvent } from "../../src/index.js";
+import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
   await Promise.all(mocks.splice(0).map((m) => m.close()));
 });
 
-const reading = tool({
-  name: "read_sensor",
-  description: "Reads a sensor.",
-  input: v.object({ n: v.number() }),
-  run: async ({ n }) => ({ n, values: Array.from({ length: 40 }, (_, i) => (n * 31 + i) % 97) }),
-});
-
-/** A token per 4 characters of the messages, as the mocks count. */
-const tokensOf = (messages: readonly unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
 
 const isSummaryRequest = (r: { toolChoice?: unknown; messages: readonly Message[] }) => {
   const last = r.messages.at(-1);

@@ -2,29 +2,19 @@
 // (each call answered by the very next message, never split), on the scripted provider and over
 // real HTTP against the Claude mock, which refuses a broken history the way the API does.
 import { afterEach, describe, expect, it } from "vitest";
-import * as v from "valibot";
 import { claude } from "../../adapters/claude.js";
-import { createClient, compaction, tool, type Message, type StreamEvent } from "../../src/index.js";
+import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
 import { isToolloopError } from "../../src/errors.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
   await Promise.all(mocks.splice(0).map((m) => m.close()));
 });
 
-const reading = tool({
-  name: "read_sensor",
-  description: "Reads a sensor.",
-  input: v.object({ n: v.number() }),
-  // A bulky result, so the history grows by ~120 tokens a step.
-  run: async ({ n }) => ({ n, values: Array.from({ length: 40 }, (_, i) => (n * 31 + i) % 97) }),
-});
-
-/** The same count the mocks use: a token per 4 characters of the messages. */
-const tokensOf = (messages: readonly unknown[]) => Math.ceil(JSON.stringify(messages).length / 4);
 
 /** Every assistant message with calls is followed by exactly their results, and every tool message follows one. */
 function checkInvariant(messages: readonly Message[]): void {
