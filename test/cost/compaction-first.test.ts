@@ -9,7 +9,7 @@ import { createClient, compaction, type Message, type StreamEvent } from "../../
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
-import { reading, tokensOf } from "./compaction-helpers.js";
+import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
@@ -17,26 +17,7 @@ afterEach(async () => {
 });
 
 
-const isSummaryRequest = (r: { toolChoice?: unknown; messages: readonly Message[] }) => {
-  const last = r.messages.at(-1);
-  return r.toolChoice === "none" && last?.role === "user" && String(last.content).startsWith("Summarise");
-};
 
-/** Every assistant message with calls is followed by exactly their results, and every tool message follows one. */
-function checkInvariant(messages: readonly Message[]): void {
-  messages.forEach((m, i) => {
-    if (m.role === "assistant" && m.toolCalls?.length) {
-      const next = messages[i + 1];
-      expect(next?.role, `message ${i + 1} after a tool call`).toBe("tool");
-      if (next?.role === "tool") expect(next.results.map((r) => r.callId)).toEqual(m.toolCalls.map((c) => c.id));
-    }
-    if (m.role === "tool") {
-      const prev = messages[i - 1];
-      expect(prev?.role === "assistant" && prev.toolCalls?.length, `tool message ${i} follows its calls`).toBeTruthy();
-    }
-  });
-  expect(messages[0]?.role).toBe("user");
-}
 
 /** A saved history of a finished `steps`-step sensor run (what client.history held after it). */
 function savedRun(steps: number): Message[] {

@@ -3,12 +3,12 @@
 // real HTTP against the Claude mock, which refuses a broken history the way the API does.
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
-import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
+import { createClient, compaction, type StreamEvent } from "../../src/index.js";
 import { isToolloopError } from "../../src/errors.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
-import { reading, tokensOf } from "./compaction-helpers.js";
+import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
@@ -16,26 +16,7 @@ afterEach(async () => {
 });
 
 
-/** Every assistant message with calls is followed by exactly their results, and every tool message follows one. */
-function checkInvariant(messages: readonly Message[]): void {
-  messages.forEach((m, i) => {
-    if (m.role === "assistant" && m.toolCalls?.length) {
-      const next = messages[i + 1];
-      expect(next?.role, `message ${i + 1} after a tool call`).toBe("tool");
-      if (next?.role === "tool") expect(next.results.map((r) => r.callId)).toEqual(m.toolCalls.map((c) => c.id));
-    }
-    if (m.role === "tool") {
-      const prev = messages[i - 1];
-      expect(prev?.role === "assistant" && prev.toolCalls?.length, `tool message ${i} follows its calls`).toBeTruthy();
-    }
-  });
-  expect(messages[0]?.role).toBe("user");
-}
 
-const isSummaryRequest = (r: { toolChoice?: unknown; messages: readonly Message[] }) => {
-  const last = r.messages.at(-1);
-  return r.toolChoice === "none" && last?.role === "user" && String(last.content).startsWith("Summarise");
-};
 
 describe("compaction on the scripted provider", () => {
   for (const keepRecent of [0, 1, 3, 4]) {
