@@ -279,10 +279,13 @@ export class BrowserKeyError extends ToolloopError {
 export class UnsupportedContentError extends ToolloopError {
   declare readonly provider: string;
   declare readonly part: string;
+  /** Why the provider cannot take it (the message's last clause; a tool result's note says it). */
+  declare readonly why: string;
   constructor(provider: string, part: string, why: string) {
     super("unsupported_content", `${provider} cannot take ${part}: ${why}`);
     this.provider = provider;
     this.part = part;
+    this.why = why;
   }
 }
 

@@ -24,10 +24,8 @@ export function partBlocks(parts: readonly ContentPart[], tool?: boolean): Block
       else if (p.type === "file") blocks.push(documentBlock(p));
       else throw unsupported(p, "not a content part type this adapter knows");
     } catch (e) {
-      if (!tool) throw e;
-      const { message, part } = e as UnsupportedContentError;
-      // "claude cannot take <part>: <why>" → "claude: <why>"
-      blocks.push({ type: "text", text: `${renderParts([p])} (not sent to ${message.replace(` cannot take ${part}`, "")})` });
+      if (!tool || !(e instanceof UnsupportedContentError)) throw e;
+      blocks.push({ type: "text", text: `${renderParts([p])} (not sent to claude: ${e.why})` });
     }
   }
   return blocks;

@@ -62,10 +62,8 @@ function each(parts: readonly ContentPart[], support: ContentSupport, tool: bool
     try {
       return media(p);
     } catch (e) {
-      if (!tool) throw e;
-      // "<provider> cannot take <part>: <why>" → "<provider>: <why>"
-      const { message, part } = e as UnsupportedContentError;
-      return { type: text, text: `${renderParts([p])} (not sent to ${message.replace(` cannot take ${part}`, "").replace(` (${support.hint})`, "")})` };
+      if (!tool || !(e instanceof UnsupportedContentError)) throw e;
+      return { type: text, text: `${renderParts([p])} (not sent to ${e.provider}: ${support.hint ? e.why.replace(` (${support.hint})`, "") : e.why})` };
     }
   });
 }
