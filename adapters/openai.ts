@@ -278,10 +278,10 @@ function createProvider(config: ProviderConfig): OpenAIProvider {
   };
 }
 
-/** gpt-5*, o1/o3/o4*, codex models reason; their reasoning must travel encrypted when store is off. */
 /** The model id without a router's "vendor/" prefix, lower-cased. */
 const bareModel = (model: string) => model.toLowerCase().replace(/^.*\//, "");
 
+/** gpt-5*, o1/o3/o4*, codex models reason; their reasoning must travel encrypted when store is off. */
 function isReasoningModel(model: string): boolean {
   const m = bareModel(model);
   if (m.startsWith("gpt-5") && m.includes("chat")) return false;

@@ -67,11 +67,15 @@ function charsOf(value: unknown): number {
   return json.length + 3 * (json.length - json.replace(/[^\x00-\x7f]/g, "").length) + media;
 }
 
-/** A request that reported its input tokens: how many, its size in characters, and its first message. */
-interface Seen {
-  input: number;
+/** A request as compact() measured it: its size in characters and its first message. */
+interface Sent {
   size: number;
   head: Message | undefined;
+}
+
+/** A request that reported its input tokens. */
+interface Seen extends Sent {
+  input: number;
 }
 
 function compactor(options: CompactionOptions, inner: Provider): Compactor {
@@ -82,8 +86,8 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
   // request about to go counts only once that request answers: a failed request says nothing.
   let last: Seen | undefined;
   let before: Seen | undefined; // only while `last` carried its history and more
-  let sending: Seen | undefined;
-  const seen = (s: Seen, input: number) => {
+  let sending: Sent | undefined;
+  const seen = (s: Sent, input: number) => {
     // A provider that reports no usage gives nothing to go on: the size rule stays in use.
     if (!(input > 0)) return;
     before = last && last.head === s.head && s.size > last.size ? last : undefined;
@@ -154,7 +158,7 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
         });
         // The summary call is a request of known size too: what the next estimate goes on if the
         // step after it fails.
-        seen({ input: 0, size: overhead + older + ASK.length + 1, head: history[0] }, r.usage.inputTokens);
+        seen({ size: overhead + older + ASK.length + 1, head: history[0] }, r.usage.inputTokens);
         history.splice(0, cut, { role: "user", content: SUMMARY_HEADER + r.text });
         size = sizeOf();
         usage = addUsage(usage, r.usage);
@@ -162,7 +166,7 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
         // Again while still over: a saved history many times the limit is summarised a part at a
         // time (each pass leaves fewer messages, so this ends).
       }
-      sending = { input: 0, size, head: history[0] };
+      sending = { size, head: history[0] };
       return usage;
     },
   };

@@ -247,9 +247,9 @@ function providerValue(v: unknown): GeminiProviderValue | undefined {
 /** The args text of each replayed functionCall part (encodeAssistant): every request replays the whole history. */
 const partArgs = new WeakMap<Part, string>();
 
-/** functionCall.args is a Struct: the model's arguments when they are a JSON object, else {}. */
 /**
- * A call's args as an object, parsed once per call: every request replays the whole history,
+ * A call's args as an object (functionCall.args is a Struct: the model's arguments when they
+ * are a JSON object, else {}), parsed once per call: every request replays the whole history,
  * so re-parsing every earlier call's arguments each step was a hot spot of a Gemini loop.
  * The cache is keyed by the call object and checked against its text, so a call whose
  * arguments were changed is parsed again. The object is only serialised, never changed.
