@@ -5,10 +5,12 @@
 // requestInput now returns the answer filed under each question's key (InputRequest.key, else
 // its position). Questions asked together (Promise.all) go out in one round. Nothing is
 // stored on the server: requestState carries the answers of earlier rounds, sealed
-// (request-state.ts) so an edited state is refused. An answer counts only under a key the
-// round before asked (InputRound.asked, from that sealed state, on a retry with the same
-// arguments): one sent before its question, for a question never asked, or again for an
-// earlier round's question is ignored, and the question is asked. On 2025-06-18 and 2025-11-25 a client
+// (request-state.ts) so an edited state is refused. A bridge takes inputResponses only under the
+// keys its round lists (InputRound.asked), and never over an earlier round's answer. For the
+// approval (approval.ts) those are the keys the sealed state of the round before asked, on a
+// retry with the same arguments, so an approval sent unasked or moved to other arguments is
+// asked again; the handler's own questions (server.ts) take every key sent but `approval`, so
+// an answer sent ahead of its question counts (SEP-2322). On 2025-06-18 and 2025-11-25 a client
 // that declared elicitation at initialize is asked with an elicitation/create request on the
 // call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
 // without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
@@ -22,7 +24,11 @@ export interface InputRound {
   responses: Record<string, unknown>;
   /** The answers of earlier rounds, from a requestState whose seal was verified (request-state.ts). */
   earlier: Record<string, unknown>;
-  /** The keys the round before asked, from that same state: none on a first call, or when the state is not for these arguments. */
+  /**
+   * The keys whose answers this bridge takes. server.ts: the keys the round before asked, from that
+   * same sealed state (none on a first call, or when the state is not for these arguments); the
+   * handler's own bridge lists every key sent but `approval`.
+   */
   asked: readonly string[];
 }
 
