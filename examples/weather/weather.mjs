@@ -78,20 +78,41 @@ async function chooseProvider() {
   return undefined;
 }
 
+const KNOWN = "Paris, Tokyo, London, New York and Sydney";
+
+/**
+ * The cities a question asks about: the known ones it names, and any other capitalised name
+ * after "in", "for", "and" or "or" ("Berlin" in "Is it warm in Berlin?"), in question order.
+ * The offline script looks all of them up, so an unknown city gets the tool's own "no weather"
+ * error back instead of an answer about other cities.
+ */
+function citiesIn(question) {
+  const lower = question.toLowerCase();
+  const found = Object.keys(WEATHER)
+    .map((city) => ({ city, at: lower.search(new RegExp(`\\b${city}\\b`)) }))
+    .filter((c) => c.at >= 0);
+  for (const m of question.matchAll(/\b(?:in|for|and|or|of)\s+([A-Z][\p{L}-]*(?:\s[A-Z][\p{L}-]*)?)/gu)) {
+    const at = m.index + m[0].length - m[1].length;
+    if (!found.some((c) => at >= c.at && at < c.at + c.city.length)) found.push({ city: m[1].toLowerCase(), at });
+  }
+  return found.sort((a, b) => a.at - b.at).map((c) => c.city.replace(/(^|\s)\p{L}/gu, (ch) => ch.toUpperCase()));
+}
+
 /**
  * Offline stand-in for a model: a fixed two-step script (look the cities up, then answer from
- * the tool results), filled with the cities the question names (Paris and Tokyo if it names
- * none it knows). It streams its answer like a real model, its usage is the scripted provider's placeholder, so no count is printed.
+ * the tool results), filled with the cities the question asks about. A question that names no
+ * city gets a plain one-step answer saying what offline mode can do. It streams its answer like
+ * a real model; its usage is the scripted provider's placeholder, so no count is printed.
  */
 async function offlineProvider(question) {
   const { scriptedProvider } = await import("toolloop/testing");
-  const lower = question.toLowerCase();
-  const named = Object.keys(WEATHER)
-    .map((city) => ({ city, at: lower.search(new RegExp(`\\b${city}\\b`)) }))
-    .filter((c) => c.at >= 0)
-    .sort((a, b) => a.at - b.at)
-    .map((c) => c.city.replace(/\b\w/g, (ch) => ch.toUpperCase()));
-  const cities = named.length ? named : ["Paris", "Tokyo"];
+  const cities = citiesIn(question);
+  if (!cities.length) {
+    return scriptedProvider([
+      `Offline I can only look up the weather in ${KNOWN}, and your question names no city. ` +
+        "Ask about one of them, or set a provider key to ask a real model.",
+    ]);
+  }
   return scriptedProvider([
     {
       text: `Let me look up ${cities.join(" and ")}.`,
@@ -99,14 +120,17 @@ async function offlineProvider(question) {
     },
     (request) => {
       const results = request.messages.at(-1)?.results ?? [];
-      const found = results.map((r) => JSON.parse(r.output));
+      const found = results.filter((r) => !r.isError).map((r) => JSON.parse(r.output));
+      const missing = cities.filter((c) => !found.some((w) => w.city === c));
       const lines = found.map((w) => `${w.city}: ${w.celsius}°C, ${w.sky}`);
       let verdict = "";
-      if (found.length > 1 && /warm|cold|hot|cool/.test(lower)) {
+      if (found.length > 1 && /warm|cold|hot|cool/.test(question.toLowerCase())) {
         const warmest = found.reduce((a, b) => (b.celsius > a.celsius ? b : a));
         verdict = ` ${warmest.city} is the ${found.length === 2 ? "warmer" : "warmest"}.`;
       }
-      return `Here is the weather right now. ${lines.join("; ")}.${verdict}`;
+      const unknown = missing.length ? ` I have no weather for ${missing.join(" or ")} (offline I know ${KNOWN}).` : "";
+      const known = lines.length ? `Here is the weather right now. ${lines.join("; ")}.${verdict}` : "";
+      return `${known}${unknown}`.trim();
     },
   ]);
 }
@@ -120,7 +144,7 @@ if (provider) {
   console.log(
     "No provider key found (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): running offline against the scripted provider.",
   );
-  console.log("(Offline mode replays a fixed script with the cities your question names; no model is asked.)");
+  console.log(`(Offline mode knows the weather in ${KNOWN} only, and replays a fixed script for the cities your question asks about; no model is asked.)`);
   provider = await offlineProvider(question);
 }
 
@@ -133,23 +157,27 @@ const client = createClient({
 
 console.log(`> ${question}`);
 try {
-  let streaming = false; // inside a run of text-delta events
-  const endText = () => {
-    if (streaming) write("\n");
-    streaming = false;
-  };
+  // Text is printed as it streams ("model: ..."). The last step's text is the answer: printed
+  // once, as it streamed, or under "answer: " when the provider did not stream it.
+  let open = false; // a "model: " line is being written
+  let streamed = ""; // the text of the step that streamed last
   for await (const event of client.stream(question)) {
     if (event.type === "text-delta") {
-      if (!streaming) write("model: ");
-      streaming = true;
+      if (!open) write("model: ");
+      if (!open) streamed = "";
+      open = true;
+      streamed += event.text;
       write(event.text);
       continue;
     }
-    endText();
-    if (event.type === "tool-call") console.log(`tool call:   ${event.name}(${event.arguments})`);
-    else if (event.type === "tool-result") console.log(`tool result: ${event.name} -> ${event.output}`);
+    if (open) write("\n");
+    open = false;
+    if (event.type === "tool-call") {
+      streamed = ""; // text before a tool call is not the answer
+      console.log(`tool call:   ${event.name}(${event.arguments})`);
+    } else if (event.type === "tool-result") console.log(`tool result: ${event.name} -> ${event.output}`);
     else if (event.type === "finish") {
-      console.log(`answer: ${event.text}`);
+      if (streamed !== event.text) console.log(`answer: ${event.text}`);
       const { inputTokens, outputTokens } = event.usage;
       // The scripted provider reports no usage: say so rather than print 0+0 as if it were real.
       const tokens = offline ? "no token usage offline" : `${inputTokens}+${outputTokens} tokens`;

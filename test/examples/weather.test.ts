@@ -11,6 +11,18 @@ const runtimes: Runtime[] = ["node", "deno", "bun"];
 
 beforeAll(() => requireDist());
 
+/**
+ * The run's answer, which the demo prints once: streamed as the last "model: " line, or under
+ * "answer: " when it did not stream. Fails when the answer's text is printed twice.
+ */
+function answerOf(lines: string[]): string {
+  const stats = lines.findLastIndex((l) => /^\(\d+ model calls/.test(l));
+  const last = lines[stats - 1] ?? "";
+  const text = last.replace(/^(model|answer): /, "");
+  expect(lines.filter((l) => l.includes(text)), "the answer is printed once").toHaveLength(1);
+  return text;
+}
+
 describe.each(runtimes)("weather example in %s", (runtime) => {
   it("runs offline without a key and says so on its first line", async () => {
     const lines = outputOf(await runExample(runtime, WEATHER));
@@ -19,7 +31,7 @@ describe.each(runtimes)("weather example in %s", (runtime) => {
     expect(lines).toContain('tool call:   get_weather({"city":"Paris"})');
     expect(lines).toContain('tool call:   get_weather({"city":"Tokyo"})');
     expect(lines).toContain('tool result: get_weather -> {"city":"Paris","celsius":21,"sky":"sunny"}');
-    const answer = lines.find((l) => l.startsWith("answer: "));
+    const answer = answerOf(lines);
     expect(answer).toMatch(/Paris: 21°C, sunny/);
     expect(answer).toMatch(/Tokyo: 17°C, light rain/);
   });
@@ -28,16 +40,32 @@ describe.each(runtimes)("weather example in %s", (runtime) => {
 describe.each(runtimes)("weather example offline in %s follows the question", (runtime) => {
   it("looks up the cities the question names, streams the text, and prints no made-up token counts", async () => {
     const lines = outputOf(await runExample(runtime, WEATHER, ["Is it warmer in Sydney or in London?"]));
-    expect(lines[1]).toMatch(/^\(Offline mode replays a fixed script/);
+    expect(lines[1]).toBe(
+      "(Offline mode knows the weather in Paris, Tokyo, London, New York and Sydney only, and replays a fixed script for the cities your question asks about; no model is asked.)",
+    );
     expect(lines).toContain("> Is it warmer in Sydney or in London?");
     expect(lines).toContain('tool call:   get_weather({"city":"Sydney"})');
     expect(lines).toContain('tool call:   get_weather({"city":"London"})');
-    expect(lines.join("\n")).not.toMatch(/Paris|Tokyo/);
+    expect(lines.slice(2).join("\n")).not.toMatch(/Paris|Tokyo/);
     // The scripted model's text arrives as text-delta events and is printed as it streams.
     expect(lines).toContain("model: Let me look up Sydney and London.");
-    const answer = lines.find((l) => l.startsWith("answer: "));
-    expect(answer).toBe("answer: Here is the weather right now. Sydney: 19°C, windy; London: 14°C, overcast. Sydney is the warmer.");
+    expect(answerOf(lines)).toBe("Here is the weather right now. Sydney: 19°C, windy; London: 14°C, overcast. Sydney is the warmer.");
+    expect(lines.at(-2)).toBe(`model: ${answerOf(lines)}`);
     expect(lines.at(-1)).toBe("(2 model calls, 2 tool calls, no token usage offline)");
+  });
+
+  it("looks up a city it does not know too, and answers for the cities asked rather than Paris and Tokyo", async () => {
+    const lines = outputOf(await runExample(runtime, WEATHER, ["Is it warm in Berlin?"]));
+    expect(lines).toContain('tool call:   get_weather({"city":"Berlin"})');
+    expect(lines.join("\n")).not.toMatch(/Paris: |Tokyo: /);
+    expect(answerOf(lines)).toBe("I have no weather for Berlin (offline I know Paris, Tokyo, London, New York and Sydney).");
+  });
+
+  it("says plainly what offline mode can do when the question names no city", async () => {
+    const lines = outputOf(await runExample(runtime, WEATHER, ["Will", "it", "rain?"]));
+    expect(lines.filter((l) => l.startsWith("tool call:"))).toEqual([]);
+    expect(answerOf(lines)).toMatch(/^Offline I can only look up the weather in Paris, Tokyo, London, New York and Sydney, and your question names no city/);
+    expect(lines.at(-1)).toBe("(1 model calls, 0 tool calls, no token usage offline)");
   });
 });
 
@@ -45,7 +73,7 @@ describe("weather example in Deno without any permission", () => {
   it("reads the missing --allow-env as no key and runs offline", async () => {
     const lines = outputOf(await runExample("deno", WEATHER, [], { denoFlags: [] }));
     expect(lines[0]).toMatch(/^No provider key found .*running offline against the scripted provider\.$/);
-    expect(lines.find((l) => l.startsWith("answer: "))).toMatch(/Paris: 21°C.*Tokyo: 17°C/);
+    expect(answerOf(lines)).toMatch(/Paris: 21°C.*Tokyo: 17°C/);
   });
 });
 
@@ -82,7 +110,7 @@ describe.each(runtimes)("weather example with a provider key in %s", (runtime) =
     expect(lines[0]).toBe(`Using ${name} (test-model).`);
     expect(lines).toContain("> Weather in London and Atlantis?");
     expect(lines).toContain('tool call:   get_weather({"city":"Atlantis"})');
-    expect(lines).toContain("answer: London is overcast at 14°C; I have no data for Atlantis.");
+    expect(answerOf(lines)).toBe("London is overcast at 14°C; I have no data for Atlantis.");
 
     expect(mock.requests).toHaveLength(2);
     const [first, second] = mock.requests.map((r) => JSON.stringify(r));
