@@ -148,10 +148,16 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     // so does passing maxSteps, which only finalAnswerOnMaxSteps gets to (the step at maxSteps
     // throws MaxStepsError otherwise, before its tools run).
     const last = step > cfg.maxSteps || (prev && [cfg.steps.stopWhen].flat().some((c) => c?.({ steps: step - 1, usage, lastStep: prev! })));
+    // Repaired before prepareStep and compaction read it (a summary request sends a prefix of it).
+    heal(history, cfg.logger);
     const p = (await cfg.steps.prepareStep?.({ step, history: structuredClone(history), usage })) || {};
     const registry = p.tools ? cfg.toolSet(p.tools) : cfg.registry;
     if (cfg.compact) usage = addUsage(usage, await cfg.compact(history, cfg, opts));
     // Where the answer goes: a message add()ed during the request comes after it, unseen by it.
+    // Taken after the repair (which inserts and drops messages; add() may have run while
+    // prepareStep or compaction waited), and callModel sends history as it is now, with no
+    // await in between: else a saved run's repair pushed the answer in front of its prompt.
+    heal(history, cfg.logger);
     const at = history.length;
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
@@ -262,8 +268,6 @@ async function callModel(
 ): Promise<ModelResponse> {
   const { signal } = opts;
   if (signal?.aborted) throw abortReason(signal);
-  const repairs = healHistory(history);
-  if (repairs) cfg.logger.warn("history repaired", { repairs });
   const request: ModelRequest = {
     messages: history,
     tools: registry.specs,
@@ -285,6 +289,12 @@ async function callModel(
     if (signal?.aborted) throw abortReason(signal);
     throw err;
   }
+}
+
+/** Restores the history invariant (history.ts), saying so when anything had to change. */
+function heal(history: Message[], logger: Logger): void {
+  const repairs = healHistory(history);
+  if (repairs) logger.warn("history repaired", { repairs });
 }
 
 /** The parsed arguments, or the raw string when they do not parse. */
