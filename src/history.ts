@@ -29,10 +29,12 @@ export function healHistory(history: Message[]): number {
     // Checked before every request over the whole history: the common case (every call
     // answered once, in order) is confirmed without building anything.
     if (answersInOrder(m.toolCalls, given)) continue;
-    const byId = new Map<string, ToolResult>();
-    for (const r of given) if (!byId.has(r.callId)) byId.set(r.callId, r);
+    // Each call takes the first result under its id not taken yet: twin ids in one step (a
+    // history from elsewhere) are answered in call order, each by its own result.
+    const byId = new Map<string, ToolResult[]>();
+    for (const r of given) byId.get(r.callId)?.push(r) ?? byId.set(r.callId, [r]);
     const results: ToolResult[] = m.toolCalls.map(
-      (c) => byId.get(c.id) ?? { callId: c.id, name: c.name.toLowerCase(), output: CANCELLED_OUTPUT, isError: true },
+      (c) => byId.get(c.id)?.shift() ?? { callId: c.id, name: c.name.toLowerCase(), output: CANCELLED_OUTPUT, isError: true },
     );
     const changed = results.length !== given.length || results.some((r, k) => r !== given[k]);
     if (!changed) continue;
@@ -45,19 +47,11 @@ export function healHistory(history: Message[]): number {
 }
 
 /**
- * True when `results` answer `calls` one to one, in call order, with no callId repeated: the
- * history needs no repair here. Repeats are looked for only among short lists (a step's calls);
- * a long list goes to the full check.
+ * True when `results` answer `calls` one to one, in call order: the history needs no repair
+ * here. Results pair with calls by position, so twin ids answered in call order pass too.
  */
 function answersInOrder(calls: readonly { id: string }[], results: readonly ToolResult[]): boolean {
-  const n = calls.length;
-  if (results.length !== n || n > 16) return false;
-  for (let k = 0; k < n; k++) {
-    const id = results[k]!.callId;
-    if (id !== calls[k]!.id) return false;
-    for (let j = 0; j < k; j++) if (results[j]!.callId === id) return false;
-  }
-  return true;
+  return results.length === calls.length && calls.every((c, k) => c.id === results[k]!.callId);
 }
 
 /**

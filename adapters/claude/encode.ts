@@ -91,7 +91,7 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
   };
   for (const m of history) {
     if (m.role === "user") push("user", typeof m.content === "string" ? textBlocks(m.content) : partBlocks(m.content));
-    else if (m.role === "assistant") push("assistant", encodedTurn(m, ids));
+    else if (m.role === "assistant") push("assistant", encodedTurn(m, ids.turn()));
     else push("user", m.results.map((r) => toolResult(r, ids)));
   }
   return out;
@@ -140,7 +140,8 @@ function assistantBlocks(m: AssistantMessage, ids: WireIds): Block[] {
   const calls = m.toolCalls ?? [];
   const stored = m.providerData?.provider === "claude" && Array.isArray(m.providerData.value) ? m.providerData.value : undefined;
   if (!stored) return [...textBlocks(m.content), ...calls.map((c) => toolUse(c, ids))];
-  const sent = new Set<string>();
+  // By call, not by id: twin ids in one turn (a history from elsewhere) are two calls.
+  const sent = new Set<ToolCall>();
   const blocks: Block[] = [];
   for (const b of stored) {
     if (!isBlock(b) || (b.type === "text" && isBlank(b.text))) continue;
@@ -148,9 +149,9 @@ function assistantBlocks(m: AssistantMessage, ids: WireIds): Block[] {
       blocks.push(b);
       continue;
     }
-    const c = calls.find((c) => c.id === String(b.id)); // the first call under its id
-    if (!c || sent.has(c.id)) continue;
-    sent.add(c.id);
+    const c = calls.find((c) => c.id === String(b.id) && !sent.has(c)); // the first call under its id not sent yet
+    if (!c) continue;
+    sent.add(c);
     // Sent as stored (the body is serialised right away, never changed) unless its id must
     // change, its input is not an object (the API takes only an object input; the loop
     // already answered a call that had another), or the call's arguments are not the ones
@@ -165,7 +166,7 @@ function assistantBlocks(m: AssistantMessage, ids: WireIds): Block[] {
     blocks.push(id !== b.id || input !== b.input ? { ...b, id, input } : b);
   }
   // A kept call missing from the stored blocks still needs its tool_use for the result.
-  for (const c of calls) if (!sent.has(c.id)) blocks.push(toolUse(c, ids));
+  for (const c of calls) if (!sent.has(c)) blocks.push(toolUse(c, ids));
   return blocks;
 }
 
@@ -214,20 +215,28 @@ const WIRE_ID = /^[a-zA-Z0-9_-]+$/;
  * in a later step (local servers that say `call_0` every step). Each call gets the first
  * free wire id in history order, so the mapping is injective (`call.1` and `call:1` never
  * share one) and an unchanged prefix keeps its ids from request to request (prompt
- * caching); a result takes the id of the latest call it answers, the one just before it.
+ * caching). A result takes the wire id of the first call of the turn just before it that has
+ * its id and no result yet: twin ids in one turn (`a`, `a` sent as `a`, `a_2`) are answered in
+ * call order, each by its own result, as the healer pairs them.
  */
 class WireIds {
   private readonly used = new Set<string>();
-  private readonly latest = new Map<string, string>();
+  /** The current turn's calls not answered yet: their wire ids under each call id, in call order. */
+  private open = new Map<string, string[]>();
   /** When set, each call's id is noted here (RENAMED when its wire id differs). */
   record: string[] | undefined;
+
+  /** A new assistant turn: the results that follow answer its calls. */
+  turn(): this {
+    this.open = new Map();
+    return this;
+  }
 
   call(id: string): string {
     const base = WIRE_ID.test(id) ? id : id.replace(/[^a-zA-Z0-9_-]/g, "_") || "call";
     let wire = base;
     for (let n = 2; this.used.has(wire); n++) wire = `${base}_${n}`;
-    this.used.add(wire);
-    this.latest.set(id, wire);
+    this.take(id, wire);
     this.record?.push(wire === id ? id : RENAMED);
     return wire;
   }
@@ -235,15 +244,17 @@ class WireIds {
   /** Takes ids that are wire ids as they are, as call() would, if none is taken yet; else takes nothing. */
   takeUnchanged(ids: readonly string[]): boolean {
     for (const id of ids) if (this.used.has(id)) return false;
-    for (const id of ids) {
-      this.used.add(id);
-      this.latest.set(id, id);
-    }
+    for (const id of ids) this.take(id, id);
     return true;
   }
 
   result(id: string): string {
-    return this.latest.get(id) ?? this.call(id);
+    return this.open.get(id)?.shift() ?? this.call(id);
+  }
+
+  private take(id: string, wire: string): void {
+    this.used.add(wire);
+    this.open.get(id)?.push(wire) ?? this.open.set(id, [wire]);
   }
 }
 

@@ -93,9 +93,9 @@ export function structuredOutputWithTools(model: string): boolean {
 /** `model` decides what tool media may be sent (functionResponse.parts needs Gemini 3). */
 export function encodeContents(messages: readonly Message[], model = ""): Content[] {
   const contents: Content[] = [];
-  // For the tool message that follows an assistant message: call id → the id to put on its
-  // functionResponse (undefined when the model's call carried none), and the call order.
-  let responseIds = new Map<string, string | undefined>();
+  // For the tool message that follows an assistant message: call id → the ids to put on its
+  // functionResponses, in call order (undefined when the model's call carried none), and the call order.
+  let responseIds: ResponseIds = new Map();
   let calls: readonly { id: string; name: string }[] = [];
   // Every functionCall id this request carries, so none is sent twice (see uniqueId).
   const sent = new Set<string>();
@@ -132,23 +132,47 @@ function uniqueId(id: string, sent: Set<string>): string {
   return out;
 }
 
-function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[]; responseIds: Map<string, string | undefined> } {
-  const calls = m.toolCalls ?? [];
-  const responseIds = new Map<string, string | undefined>();
-  const value = m.providerData?.provider === "gemini" ? providerValue(m.providerData.value) : undefined;
-  if (!value) {
-    const parts: Part[] = m.content ? [{ text: m.content }] : [];
-    calls.forEach((c, i) => {
-      const id = uniqueId(c.id, sent);
-      const part: Part = { functionCall: { id, name: c.name, args: callArgs(c) } };
-      if (i === 0) part.thoughtSignature = SKIP_SIGNATURE;
-      parts.push(part);
-      responseIds.set(c.id, id);
-    });
-    return { parts, responseIds };
-  }
+/**
+ * Call id → the functionResponse ids of the calls under it, in call order. A list, since twin
+ * ids in one turn (a history from elsewhere) are two calls, sent as `a` and `a_2`: each result
+ * takes the next one, as the healer pairs them by position.
+ */
+type ResponseIds = Map<string, (string | undefined)[]>;
 
-  const parts: Part[] = [];
+function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[]; responseIds: ResponseIds } {
+  const calls = m.toolCalls ?? [];
+  // Each call's functionResponse id, by call (not by id: twins are two calls).
+  const wire = new Map<ToolCall, string | undefined>();
+  const value = m.providerData?.provider === "gemini" ? providerValue(m.providerData.value) : undefined;
+  const parts: Part[] = value ? [] : m.content ? [{ text: m.content }] : [];
+  const droppedSignature = value ? replayParts(value, calls, wire, sent, parts) : false;
+  // Calls the parts do not hold (an edited history, or no stored parts): sent the neutral way.
+  for (const c of calls) {
+    if (wire.has(c)) continue;
+    const id = uniqueId(c.id, sent);
+    const part: Part = { functionCall: { id, name: c.name, args: callArgs(c) } };
+    if (!value && wire.size === 0) part.thoughtSignature = SKIP_SIGNATURE;
+    parts.push(part);
+    wire.set(c, id);
+  }
+  if (droppedSignature) {
+    const callParts = parts.filter((p) => isRecord(p.functionCall));
+    if (callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
+      const first = callParts[0]!;
+      parts[parts.indexOf(first)] = { ...first, thoughtSignature: SKIP_SIGNATURE };
+    }
+  }
+  if (parts.length === 0 && m.content) parts.push({ text: m.content });
+  const responseIds: ResponseIds = new Map();
+  for (const c of calls) responseIds.get(c.id)?.push(wire.get(c)) ?? responseIds.set(c.id, [wire.get(c)]);
+  return { parts, responseIds };
+}
+
+/**
+ * Appends the model's own parts to `parts`, noting in `wire` each call they hold; true when a
+ * signed call part was left out (its call was not kept, or was renamed by the loop).
+ */
+function replayParts(value: GeminiProviderValue, calls: readonly ToolCall[], wire: Map<ToolCall, string | undefined>, sent: Set<string>, parts: Part[]): boolean {
   let k = 0;
   let droppedSignature = false;
   for (let part of value.parts) {
@@ -156,9 +180,9 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
       const wireId = typeof part.functionCall.id === "string" && part.functionCall.id ? part.functionCall.id : undefined;
       const id = wireId ?? value.callIds[k];
       k++;
-      const c = calls.find((c) => c.id === id); // the first call under its id
-      // not kept by the loop, or a second call under an id already sent (the loop renamed it)
-      if (!c || responseIds.has(c.id)) {
+      const c = calls.find((c) => c.id === id && !wire.has(c)); // the first call under its id not sent yet
+      // not kept by the loop, or a second part under an id already sent (the loop renamed its call)
+      if (!c) {
         if (part.thoughtSignature) droppedSignature = true;
         continue;
       }
@@ -178,38 +202,23 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
       }
       if (wireId !== undefined && sent.has(wireId)) {
         const renamed = uniqueId(wireId, sent);
-        responseIds.set(c.id, renamed);
+        wire.set(c, renamed);
         parts.push({ ...part, functionCall: { ...part.functionCall, id: renamed } });
         continue;
       }
       if (wireId !== undefined) sent.add(wireId);
-      responseIds.set(c.id, wireId);
+      wire.set(c, wireId);
     }
     // Sent as stored (the body is serialised right away); only a part that is changed is copied.
     parts.push(part);
   }
-  // Calls the parts do not hold (an edited history): sent the neutral way.
-  for (const c of calls) {
-    if (responseIds.has(c.id)) continue;
-    const id = uniqueId(c.id, sent);
-    parts.push({ functionCall: { id, name: c.name, args: callArgs(c) } });
-    responseIds.set(c.id, id);
-  }
-  if (droppedSignature) {
-    const callParts = parts.filter((p) => isRecord(p.functionCall));
-    if (callParts.length > 0 && !callParts.some((p) => p.thoughtSignature)) {
-      const first = callParts[0]!;
-      parts[parts.indexOf(first)] = { ...first, thoughtSignature: SKIP_SIGNATURE };
-    }
-  }
-  if (parts.length === 0 && m.content) parts.push({ text: m.content });
-  return { parts, responseIds };
+  return droppedSignature;
 }
 
 function encodeToolResults(
   m: ToolMessage,
   calls: readonly { id: string; name: string }[],
-  responseIds: Map<string, string | undefined>,
+  responseIds: ResponseIds,
   model: string,
 ): Part[] {
   const rank = (id: string) => {
@@ -225,7 +234,7 @@ function encodeToolResults(
     if (!r.isError) response = { output: parsed ?? r.output };
     else if (parsed && Object.keys(parsed).length === 1 && "error" in parsed) response = parsed;
     else response = { error: parsed ?? r.output };
-    const id = responseIds.get(r.callId);
+    const id = responseIds.get(r.callId)?.shift();
     const name = r.name || calls.find((c) => c.id === r.callId)?.name || "";
     const fr: FunctionResponse = id ? { id, name, response } : { name, response };
     if (r.content) {

@@ -510,13 +510,19 @@ export function validateRequest(body: Obj): string | undefined {
     if (turn.role === "user") {
       const prev = merged[k - 1];
       const offered = new Set(prev ? prev.blocks.filter((e) => e.block.type === "tool_use").map((e) => String(e.block.id)) : []);
+      const resulted = new Set<string>();
       for (const e of turn.blocks) {
-        if (e.block.type === "tool_result" && !offered.has(String(e.block.tool_use_id))) {
+        if (e.block.type !== "tool_result") continue;
+        const id = String(e.block.tool_use_id);
+        if (!offered.has(id)) {
           return (
-            `${e.at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(e.block.tool_use_id)}. ` +
+            `${e.at}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ` +
             "Each `tool_result` block must have a corresponding `tool_use` block in the previous message."
           );
         }
+        // The API's own wording for two results pointing at one tool_use.
+        if (resulted.has(id)) return `${e.at}: each tool_use must have a single result. Found multiple \`tool_result\` blocks with id: ${id}`;
+        resulted.add(id);
       }
       continue;
     }
