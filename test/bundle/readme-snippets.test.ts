@@ -1,8 +1,10 @@
-// Every ```ts block of README.md compiles, as a user would write it, against the built package:
-// each block is its own module in a fresh directory under .tmp/ (inside the repo, so "toolloop"
-// resolves to dist/ through package.json `exports`, as it does for a user), compiled in one tsc
-// program with test/types/strict/tsconfig.json's options (strict, exactOptionalPropertyTypes,
-// noUncheckedIndexedAccess, NodeNext). A failure names the README line and tsc's message.
+// Every ```ts block of the documentation compiles, as a user would write it, against the built
+// package: README.md, every page of docs/ (docs/**/*.md) and each example's README
+// (examples/*/README.md). Each block is its own module in a fresh directory under .tmp/ (inside
+// the repo, so "toolloop" resolves to dist/ through package.json `exports`, as it does for a user),
+// all compiled in one tsc program with test/types/strict/tsconfig.json's options (strict,
+// exactOptionalPropertyTypes, noUncheckedIndexedAccess, NodeNext). A failure names the markdown
+// file and line (docs/cost.md:12:5) and tsc's message.
 //
 // Markers: HTML comments (invisible on GitHub and npm) on the lines right above a ```ts fence.
 //   <!-- ts-prelude: client, apiKey -->   the block uses values the reader has (a client, a key) or an
@@ -15,11 +17,22 @@
 //                                          Rare, and always with a reason.
 // A marker anywhere else, an unknown one, or a prelude name the block does not use fails the test.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { afterAll, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
+
+/** The markdown files whose ```ts blocks are compiled, as repo-relative POSIX paths. */
+function documentationFiles(): string[] {
+  const docs = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f.split(sep).join("/")}`);
+  const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(root, "examples", e.name, "README.md")))
+    .map((e) => `examples/${e.name}/README.md`);
+  return ["README.md", ...docs.sort(), ...examples.sort()];
+}
 
 /** What a `ts-prelude` name declares. Values a reader has at hand, or an earlier block made. */
 const PRELUDES: Record<string, string> = {
@@ -37,6 +50,9 @@ const PRELUDES: Record<string, string> = {
   tools: 'declare const tools: import("toolloop").Tool[];',
   answerTools: 'declare const answerTools: import("toolloop").Tool[];',
   getWeather: 'declare const getWeather: import("toolloop").Tool<{ city: string }, { city: string; celsius: number }>;',
+  // the runtime a block is written for (only what the block uses; the tsconfig has Node's and the DOM's types)
+  Deno: "declare const Deno: { readTextFile(path: string): Promise<string> };",
+  Bun: "declare const Bun: { write(path: string, data: string): Promise<number> };",
   // the reader's own helpers and data
   screenshotBase64: "declare const screenshotBase64: string;",
   data: "declare const data: string; // base64",
@@ -55,7 +71,9 @@ const PRELUDES: Record<string, string> = {
 };
 
 interface Block {
-  /** README line (1-based) of the block's first code line. */
+  /** The markdown file, repo-relative (README.md, docs/tools.md). */
+  file: string;
+  /** Line (1-based) of the block's first code line in that file. */
   line: number;
   code: string;
   prelude: string[];
@@ -66,7 +84,7 @@ interface Block {
 const MARKER = /^<!--\s*(ts-[\w-]*)(.*?)-->\s*$/;
 
 /** The ```ts blocks and their markers; `problems` gets every misplaced or malformed marker. */
-function readBlocks(markdown: string, problems: string[]): Block[] {
+function readBlocks(file: string, markdown: string, problems: string[]): Block[] {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   const used = new Set<number>();
@@ -78,13 +96,13 @@ function readBlocks(markdown: string, problems: string[]): Block[] {
     let end = i + 1;
     while (end < lines.length && !close.test(lines[end]!)) end++;
     if (open[2] === "ts" || open[2] === "typescript") {
-      const block: Block = { line: i + 2, code: lines.slice(i + 1, end).join("\n"), prelude: [], expectErrors: [] };
+      const block: Block = { file, line: i + 2, code: lines.slice(i + 1, end).join("\n"), prelude: [], expectErrors: [] };
       for (let m = i - 1; m >= 0; m--) {
         const marker = MARKER.exec(lines[m]!);
         if (!marker) break;
         used.add(m);
         const [, kind, rest = ""] = marker;
-        const where = `README.md:${m + 1}`;
+        const where = `${file}:${m + 1}`;
         if (kind === "ts-prelude" && /^:\s*\S/.test(rest)) {
           for (const name of rest.slice(rest.indexOf(":") + 1).split(",").map((n) => n.trim()).filter(Boolean)) {
             if (!(name in PRELUDES)) problems.push(`${where}: unknown prelude "${name}" (add it to PRELUDES in test/bundle/readme-snippets.test.ts)`);
@@ -102,7 +120,7 @@ function readBlocks(markdown: string, problems: string[]): Block[] {
     i = end;
   }
   lines.forEach((text, n) => {
-    if (/<!--\s*ts-/.test(text) && !used.has(n)) problems.push(`README.md:${n + 1}: marker is not on the lines right above a \`\`\`ts block: ${text.trim()}`);
+    if (/<!--\s*ts-/.test(text) && !used.has(n)) problems.push(`${file}:${n + 1}: marker is not on the lines right above a \`\`\`ts block: ${text.trim()}`);
   });
   return blocks;
 }
@@ -112,19 +130,23 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-it("every ```ts block of README.md compiles against the built package (strict, exactOptionalPropertyTypes)", () => {
+it("every ```ts block of README.md, docs/ and the examples' READMEs compiles against the built package (strict, exactOptionalPropertyTypes)", () => {
   if (!existsSync(join(root, "dist", "index.d.ts"))) throw new Error("dist/ is missing: run `npm run build` first");
   const problems: string[] = [];
-  const blocks = readBlocks(readFileSync(join(root, "README.md"), "utf8"), problems);
-  expect(blocks.length).toBeGreaterThan(0);
+  const files = documentationFiles();
+  expect(files).toContain("docs/README.md");
+  const blocks = files.flatMap((file) => readBlocks(file, readFileSync(join(root, file), "utf8"), problems));
+  // The README's quickstart, and the pages with code today: a glob that finds nothing fails here.
+  for (const file of ["README.md", "docs/tools.md", "docs/providers.md", "docs/mcp.md"])
+    expect(blocks.filter((b) => b.file === file).length, file).toBeGreaterThan(0);
 
   mkdirSync(join(root, ".tmp"), { recursive: true });
   dir = mkdtempSync(join(root, ".tmp", "readme-snippets-"));
   const compiled = new Map<string, Block>();
-  for (const block of blocks) {
+  for (const [index, block] of blocks.entries()) {
     if (block.skip) continue;
-    const file = `readme-L${block.line}.ts`;
-    // One prelude line per name, so file line n is README line block.line + n - 1 - prelude.length.
+    const file = `snippet${index}-L${block.line}.ts`;
+    // One prelude line per name, so file line n is markdown line block.line + n - 1 - prelude.length.
     writeFileSync(join(dir, file), [...block.prelude.map((name) => PRELUDES[name]), block.code, "export {};", ""].join("\n"));
     compiled.set(file, block);
   }
@@ -149,12 +171,12 @@ it("every ```ts block of README.md compiles against the built package (strict, e
   const programFiles: string[] = [];
   let last: { code: string; text: string } | undefined;
   for (const text of output.split("\n")) {
-    const diag = /^(readme-L\d+\.ts)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(text);
+    const diag = /^(snippet\d+-L\d+\.ts)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(text);
     if (diag) {
       const [, file, fileLine, col, code, message] = diag;
       const block = compiled.get(file!)!;
       const n = Number(fileLine) - block.prelude.length;
-      const where = n >= 1 ? `README.md:${block.line + n - 1}:${col}` : `README.md:${block.line} (prelude ${block.prelude.join(", ")})`;
+      const where = n >= 1 ? `${block.file}:${block.line + n - 1}:${col}` : `${block.file}:${block.line} (prelude ${block.prelude.join(", ")})`;
       last = { code: code!, text: `${where} ${code}: ${message}` };
       errors.set(file!, [...(errors.get(file!) ?? []), last]);
     } else if (text.startsWith(sep) || /^[A-Za-z]:[\\/]/.test(text)) programFiles.push(text.trim());
@@ -167,9 +189,9 @@ it("every ```ts block of README.md compiles against the built package (strict, e
     else {
       const codes = new Set(found.map((e) => e.code));
       const expected = new Set(block.expectErrors);
-      if (found.length === 0) problems.push(`README.md:${block.line}: compiles now: remove its ts-expect-error marker`);
+      if (found.length === 0) problems.push(`${block.file}:${block.line}: compiles now: remove its ts-expect-error marker`);
       else if (![...codes].every((c) => expected.has(c)) || ![...expected].every((c) => codes.has(c)))
-        problems.push(`README.md:${block.line}: expected ${block.expectErrors.join(", ")} only, got:`, ...found.map((e) => e.text));
+        problems.push(`${block.file}:${block.line}: expected ${block.expectErrors.join(", ")} only, got:`, ...found.map((e) => e.text));
     }
   }
   expect(problems.join("\n\n")).toBe("");
