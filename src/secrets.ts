@@ -9,6 +9,11 @@
 // collected (FinalizationRegistry). A server with a provider per tenant thus keeps the keys
 // of the tenants it is serving, not of every tenant it ever served. Where the runtime has
 // no FinalizationRegistry the newest MAX_UNTRACKED keys are kept instead.
+//
+// URLs need no registration: any URL in an error's text loses its credentials (user:pass@),
+// query and fragment (stripURLs), since a runtime's own message names the URL it failed to
+// reach (Node's fetch refuses one with credentials, quoting it whole) and a query often
+// carries a token (an MCP server's ?token=).
 
 /** Shorter strings are not keys (and would over-match ordinary words). */
 const MIN_LENGTH = 8;
@@ -76,9 +81,13 @@ function release(secret: string): void {
   if (set?.size === 0) byPrefix.delete(prefix);
 }
 
-/** True when any key is registered (errors skip the cause-chain scan otherwise). */
+/**
+ * True when an error's cause chain must be scanned. Always, now that URLs are stripped from
+ * any text whether or not a key is registered (errors.ts still asks, and keeps a cause that
+ * held nothing to scrub as it was).
+ */
 export function hasSecrets(): boolean {
-  return keys.size > 0;
+  return true;
 }
 
 /** How many keys are registered (tests check that forgotten keys go). */
@@ -86,8 +95,9 @@ export function secretCount(): number {
   return keys.size;
 }
 
-/** `text` with every registered secret replaced by "[redacted]". */
+/** `text` with its URLs stripped (stripURLs) and every registered secret replaced by "[redacted]". */
 export function redact(text: string): string {
+  text = stripURLs(text);
   if (keys.size === 0 || text.length < MIN_LENGTH) return text;
   let found: string[];
   if (keys.size > SCAN_EACH) found = keysIn(text);
@@ -112,4 +122,72 @@ function keysIn(text: string): string[] {
     for (const k of set) if (text.startsWith(k, i)) found.add(k);
   }
   return [...found];
+}
+
+/**
+ * A URL in free text: a scheme, "://", then anything up to whitespace, a quote, an angle
+ * bracket or a backslash (so a URL inside JSON text never swallows an escaped quote).
+ */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>\\]+/gi;
+
+/**
+ * `text` with each URL in it cut to scheme, host and path: credentials (user:pass@), query
+ * and fragment go. Whatever follows a "?" up to the URL's end goes with it, punctuation
+ * included: a token may contain any of it, and a lost ")" costs less than a leaked token.
+ */
+export function stripURLs(text: string): string {
+  if (!text.includes("://")) return text;
+  return text.replace(URL_IN_TEXT, (url) => {
+    const start = url.indexOf("://") + 3;
+    let rest = url.slice(start);
+    // The authority ends at the first "/"; a password may hold "?" or "#" (badly encoded),
+    // so everything up to its last "@" goes, not just up to the first "?".
+    const slash = rest.indexOf("/");
+    const at = (slash === -1 ? rest : rest.slice(0, slash)).lastIndexOf("@");
+    if (at !== -1) rest = rest.slice(at + 1);
+    const query = rest.search(/[?#]/);
+    if (query !== -1) rest = rest.slice(0, query);
+    return url.slice(0, start) + rest;
+  });
+}
+
+/** Header names that carry a credential (an Authorization, an API key, a token, a cookie). */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|session/i;
+
+/**
+ * Registers the values of the headers named for a credential, for as long as `owner` lives:
+ * the whole value and its last word (the token after "Bearer"), so an echo of either is scrubbed.
+ */
+export function registerHeaderSecrets(headers: Record<string, string>, owner: object): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADER.test(name)) continue;
+    const text = String(value).trim();
+    registerSecret(text, owner);
+    registerSecret(text.split(/\s+/).pop()!, owner);
+  }
+}
+
+/**
+ * Registers the secret parts of `url` (its password, username, query values and fragment)
+ * for as long as `owner` lives, so a server that echoes one bare (not as part of the URL,
+ * which stripURLs handles) cannot put it into an error either.
+ */
+export function registerURLSecrets(url: string, owner: object): void {
+  if (!/[@?#]/.test(url)) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return;
+  }
+  const parts = [parsed.username, parsed.password, parsed.search.slice(1), parsed.hash.slice(1)];
+  for (const value of parsed.searchParams.values()) parts.push(value);
+  for (const part of parts) {
+    registerSecret(part, owner);
+    try {
+      registerSecret(decodeURIComponent(part), owner);
+    } catch {
+      // not percent-encoded text: the raw form is registered
+    }
+  }
 }

@@ -13,6 +13,8 @@ import { mediaType } from "./http.js";
 import { chunkReader, readText, sleep, type ReadSettings } from "../../src/body.js";
 import { describeError as describe } from "../../src/describe-error.js";
 import type { FetchFn } from "../../src/http.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../src/json-depth.js";
+import { redact, registerHeaderSecrets, registerURLSecrets, stripURLs } from "../../src/secrets.js";
 
 /** Body reads settle on the caller's abort even when fetch leaves them pending (see src/http.ts chunkReader). */
 const READ: ReadSettings = { provider: "mcp", idleTimeout: undefined };
@@ -63,11 +65,39 @@ export class McpRpcError extends ProviderError {
   constructor(code: number, message: string, data: unknown, status: number) {
     super({ provider: PROVIDER, status, type: errorCodeName(code), message });
     this.rpcCode = code;
-    this.data = data;
+    this.data = redactData(data);
+  }
+}
+
+/**
+ * A server's error data with the registered secrets and URLs' credentials scrubbed, as the
+ * message is (a server may echo the request's Authorization header into either).
+ */
+function redactData(data: unknown): unknown {
+  if (data === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    return undefined; // not JSON-able (cannot come off the wire): nothing to keep
+  }
+  if (text === undefined) return undefined;
+  const clean = redact(text);
+  if (clean === text) return data;
+  try {
+    return JSON.parse(clean) as unknown;
+  } catch {
+    return clean;
   }
 }
 
 export function createSession(options: SessionOptions): Session {
+  // A server (or a proxy before it) may echo the credentials it was sent into an error:
+  // they are scrubbed from every error for as long as this session lives, like a provider's key.
+  registerHeaderSecrets(options.headers, options);
+  registerURLSecrets(options.url, options);
+  /** The URL as errors name it: no credentials, query or fragment. */
+  const where = stripURLs(options.url);
   let sessionId: string | undefined;
   let version: ProtocolVersion | undefined;
   let modern = false;
@@ -106,7 +136,7 @@ export function createSession(options: SessionOptions): Session {
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
       if (isAbortError(err)) throw err;
-      throw new ConnectionError(PROVIDER, `request to ${options.url} failed: ${describe(err)}`, { cause: err });
+      throw new ConnectionError(PROVIDER, `request to ${where} failed: ${describe(err)}`, { cause: err });
     }
   }
 
@@ -138,7 +168,8 @@ export function createSession(options: SessionOptions): Session {
     if (type === "application/json") {
       let body: unknown;
       try {
-        body = JSON.parse(await readText(READ, res, signal));
+        // Cut where too deep (as src/http.ts does), so nothing recursive downstream overflows.
+        body = parseJSONBounded(await readText(READ, res, signal), MAX_RESPONSE_DEPTH);
       } catch (err) {
         if (signal?.aborted) throw abortReason(signal);
         throw new ProviderError({ provider: PROVIDER, status: res.status, type: "invalid_response", message: `the response body is not JSON (${describe(err)})` });

@@ -1,6 +1,7 @@
 // Decodes an MCP SSE stream into JSON-RPC messages: feed text as it arrives, get one
 // callback per message. Pure (no I/O) so it can be fed any chunking in tests. It also
 // remembers what a reconnect needs: the last event id and the server's retry hint.
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../src/json-depth.js";
 import { createSSEParser } from "../../src/sse.js";
 
 export interface MessageReader {
@@ -14,7 +15,7 @@ export interface MessageReader {
 }
 
 /**
- * `onMessage` gets each event's data parsed as JSON; `onInvalid` gets data that is not
+ * `onMessage` gets each event's data parsed as JSON (nesting past MAX_RESPONSE_DEPTH cut); `onInvalid` gets data that is not
  * JSON. Events of another type than "message" and empty (priming) events carry no message.
  */
 export function createMessageReader(onMessage: (message: unknown) => void, onInvalid: (data: string) => void): MessageReader {
@@ -27,15 +28,20 @@ export function createMessageReader(onMessage: (message: unknown) => void, onInv
       if (ev.data.trim() === "") return;
       let value: unknown;
       try {
-        value = JSON.parse(ev.data);
+        // Cut where too deep, as a JSON body is (session.ts).
+        value = parseJSONBounded(ev.data, MAX_RESPONSE_DEPTH);
       } catch {
         onInvalid(ev.data);
         return;
       }
       onMessage(value);
     },
-    (ms) => {
-      retry = ms;
+    {
+      onRetry: (ms) => {
+        retry = ms;
+      },
+      // An event too large to hold ends the stream with a StreamError naming MCP.
+      provider: "mcp",
     },
   );
   return {
