@@ -36,12 +36,8 @@ export function createMessageReader(onMessage: (message: unknown) => void, onInv
       }
       onMessage(value);
     },
-    {
-      onRetry: (ms) => {
-        retry = ms;
-      },
-      // An event too large to hold ends the stream with a StreamError naming MCP.
-      provider: "mcp",
+    (ms) => {
+      retry = ms;
     },
   );
   return {
