@@ -97,6 +97,8 @@ export function renderReport(results, env) {
   line("server with no latency. Lower is better everywhere.");
   line(`Machine load (1-minute average) at the start and end of the run: ${fmt(env.load[0], 2)} / ${fmt(env.load[1], 2)} on ${env.cores} cores; other`);
   line("processes inflate the absolute milliseconds, the interleaved ratios much less.");
+  line("How each figure is measured, and where toolloop misses a target and why: [README.md](README.md) (dated notes,");
+  line("kept by hand; this file is rewritten by every run).");
   line();
   line(`toolloop ${env.toolloop}, bundled from the repo sources.`);
   line();
