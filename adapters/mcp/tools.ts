@@ -7,7 +7,10 @@
 // elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
 // toolloop client it becomes a pending call of the run's suspension.
 import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import { jsonSchema, jsonSchemaValidator } from "../../src/json-schema.js";
+import { silentLogger, type Logger } from "../../src/log.js";
+import { redact } from "../../src/secrets.js";
 import type { JSONSchema, ValidateFn } from "../../src/schema.js";
 import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../src/tool.js";
 import type { FetchFn } from "../../src/http.js";
@@ -30,15 +33,33 @@ export interface McpToolsOptions {
   signal?: AbortSignal | undefined;
   /** Per-call limit in ms for each tools/call (including input rounds); ends it with ToolTimeoutError. */
   timeout?: number | undefined;
+  /** Told (warn) about each remote tool left out, and why. Default: silent. */
+  logger?: Logger | undefined;
 }
 
-/** The remote tools, plus close(): ends the 2025-era session (DELETE); a no-op for 2026-07-28. */
-export type McpToolSet = Tool[] & { close(): Promise<void> };
+/** A remote tool mcpTools did not offer, and why. */
+export interface McpSkippedTool {
+  name: string;
+  reason: string;
+}
+
+/**
+ * The remote tools, plus close() (ends the 2025-era session with DELETE; a no-op for
+ * 2026-07-28) and skipped: the listed tools left out (task-only, malformed x-mcp-header
+ * markings, an input schema nested too deeply), each also logged at warn.
+ */
+export type McpToolSet = Tool[] & { close(): Promise<void>; readonly skipped: readonly McpSkippedTool[] };
 
 /** Pages of tools/list followed before giving up on a server that never stops paging. */
 const MAX_PAGES = 1000;
 /** input_required rounds one call may take before it is given up (a server that never stops asking). */
 const MAX_INPUT_ROUNDS = 16;
+/**
+ * The deepest input schema taken. Schema walkers (validators, the providers' encoders) recurse,
+ * so a 10,000-level schema would end a later request in a RangeError; arguments nest no deeper
+ * than MAX_ARGUMENT_DEPTH anyway, so a schema nested past it describes nothing a model could send.
+ */
+const MAX_SCHEMA_DEPTH = MAX_ARGUMENT_DEPTH;
 
 /** Connects to an MCP server over Streamable HTTP and resolves with its tools. */
 export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
@@ -49,10 +70,13 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
     clientInfo: options.clientInfo ?? { name: "toolloop", version: "0.2.0" },
   });
   await session.connect(options.signal);
-  const remote = await listTools(session, options.signal);
+  const skipped: McpSkippedTool[] = [];
+  const remote = await listTools(session, options.signal, skipped);
+  const logger = options.logger ?? silentLogger;
+  for (const s of skipped) logger.warn("mcp tool left out", { tool: s.name, reason: s.reason });
   const names = mapToolNames(remote.map((t) => t.name));
   const tools = remote.map((t, i) => remoteTool(session, t, names[i]!, options.timeout));
-  return Object.assign(tools, { close: () => session.close() });
+  return Object.assign(tools, { close: () => session.close(), skipped });
 }
 
 interface RemoteTool {
@@ -63,7 +87,7 @@ interface RemoteTool {
   headers: Map<string, string>;
 }
 
-async function listTools(session: Session, signal: AbortSignal | undefined): Promise<RemoteTool[]> {
+async function listTools(session: Session, signal: AbortSignal | undefined, skipped: McpSkippedTool[]): Promise<RemoteTool[]> {
   const out: RemoteTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -73,14 +97,11 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
       throw new ProviderError({ provider: "mcp", type: "invalid_response", message: "tools/list returned no tools array" });
     }
     for (const t of result.tools) {
-      // A malformed entry is the server's problem; the well-formed tools stay usable. A tool
-      // that can only run as a task (execution.taskSupport "required") cannot be called
-      // without the tasks extension, which we do not speak: leave it out.
-      // So is a tool whose x-mcp-header markings are malformed (SEP-2243: clients must not call it).
-      if (isObject(t) && typeof t.name === "string" && !(isObject(t.execution) && t.execution.taskSupport === "required")) {
-        const described = describeTool(t);
-        if (described) out.push(described);
-      }
+      // A malformed entry is the server's problem; the well-formed tools stay usable.
+      if (!isObject(t) || typeof t.name !== "string") continue;
+      const described = describeTool(t);
+      if (typeof described === "string") skipped.push({ name: t.name, reason: described });
+      else out.push(described);
     }
     const next = result.nextCursor;
     if (typeof next !== "string" || next === "") return out;
@@ -93,14 +114,30 @@ async function listTools(session: Session, signal: AbortSignal | undefined): Pro
   throw new ProviderError({ provider: "mcp", type: "invalid_response", message: `tools/list did not end after ${MAX_PAGES} pages` });
 }
 
-function describeTool(t: Record<string, unknown>): RemoteTool | undefined {
+/** The tool as we offer it, or why it is left out. */
+function describeTool(t: Record<string, unknown>): RemoteTool | string {
+  // A tool that can only run as a task (execution.taskSupport "required") cannot be called
+  // without the tasks extension, which we do not speak.
+  if (isObject(t.execution) && t.execution.taskSupport === "required") return "it runs only as a task, which toolloop does not speak";
   // The schema as served ($schema, $defs, type and all): whatever a provider cannot take is
-  // that provider's encoder's to strip when it builds its request.
+  // that provider's encoder's to strip when it builds its request. Its depth is checked on the
+  // text: the response was parsed with depth cut at MAX_RESPONSE_DEPTH, so this cannot overflow.
   const parameters: JSONSchema = isObject(t.inputSchema) ? t.inputSchema : { type: "object" };
-  const description = typeof t.description === "string" ? t.description : typeof t.title === "string" ? t.title : "";
+  if (nestsDeeperThan(JSON.stringify(parameters), MAX_SCHEMA_DEPTH)) return `its inputSchema nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
+  // SEP-2243: a tool whose x-mcp-header markings are malformed must not be called.
   const headers = paramHeaders(parameters);
-  if (!headers.ok) return undefined;
-  return { name: t.name as string, description, parameters, headers: headers.map };
+  if (!headers.ok) return headers.reason;
+  return { name: t.name as string, description: descriptionOf(t), parameters, headers: headers.map };
+}
+
+/**
+ * What the model reads about the tool: its description, else its title (annotations.title in
+ * 2025-03-26), else its name, so no tool reaches a provider without one.
+ */
+function descriptionOf(t: Record<string, unknown>): string {
+  const annotations = isObject(t.annotations) ? t.annotations : {};
+  for (const text of [t.description, t.title, annotations.title]) if (typeof text === "string" && text.trim() !== "") return text;
+  return t.name as string;
 }
 
 function remoteTool(session: Session, remote: RemoteTool, localName: string, timeout: number | undefined): Tool {
@@ -177,7 +214,8 @@ async function callRemote(session: Session, remote: RemoteTool, args: unknown, c
       continue;
     }
     const { text, content, isError } = readToolResult(result);
-    if (isError) throw new Error(text || `the MCP tool ${name} reported an error`);
+    // Redacted as a ToolloopError's message is: the server may echo our credentials into it.
+    if (isError) throw new Error(redact(text) || `the MCP tool ${name} reported an error`);
     return content ? { content } : text;
   }
 }
