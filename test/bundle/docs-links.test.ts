@@ -1,5 +1,5 @@
-// Every relative link in the documentation resolves: README.md, docs/**/*.md, each example's
-// README and bench/README.md. A link's file (or folder) must exist in the repository, and its
+// Every relative link in the documentation resolves: README.md, DESIGN.md, docs/**/*.md, each
+// example's README and bench/README.md. A link's file (or folder) must exist in the repository, and its
 // #anchor must name a heading of the markdown file it points at, slugged as GitHub does
 // (lower-cased; punctuation and symbols dropped, letters, digits, marks, `_` and `-` kept; each
 // space a `-`; a repeated heading gets `-1`, `-2`, …). Links inside code (fenced blocks and
@@ -18,7 +18,7 @@ function markdownFiles(): string[] {
   const examples = readdirSync(join(root, "examples"), { withFileTypes: true })
     .filter((e) => e.isDirectory() && existsSync(join(root, "examples", e.name, "README.md")))
     .map((e) => `examples/${e.name}/README.md`);
-  return ["README.md", "bench/README.md", ...docs.sort(), ...examples.sort()];
+  return ["README.md", "DESIGN.md", "bench/README.md", ...docs.sort(), ...examples.sort()];
 }
 
 /** The markdown's lines outside fenced code blocks, with their 1-based line numbers. */
@@ -78,7 +78,7 @@ it("the slug follows GitHub's rules", () => {
   );
 });
 
-it("every relative link and #anchor in README.md, docs/, the examples' and the bench's READMEs resolves", () => {
+it("every relative link and #anchor in README.md, DESIGN.md, docs/, the examples' and the bench's READMEs resolves", () => {
   const files = markdownFiles();
   expect(files).toContain("docs/README.md");
   const problems: string[] = [];
