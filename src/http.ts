@@ -106,16 +106,20 @@ export async function postSSE(
   }
   if (!res.body) throw new StreamError(http.provider, "the response has no body", { requestId });
   let handlerError: { error: unknown } | undefined;
-  const parser = createSSEParser((ev) => {
-    if (handlerError) return;
-    try {
-      // Decoders parse and clone each event; a pathologically deep one would overflow the
-      // stack, so it is handed on cut to MAX_RESPONSE_DEPTH (as postJSON does with a body).
-      onEvent(nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH) ? boundedEvent(ev) : ev, requestId);
-    } catch (error) {
-      handlerError = { error };
-    }
-  });
+  // An event too large to hold ends the stream with the parser's StreamError (sse.ts).
+  const parser = createSSEParser(
+    (ev) => {
+      if (handlerError) return;
+      try {
+        // Decoders parse and clone each event; a pathologically deep one would overflow the
+        // stack, so it is handed on cut to MAX_RESPONSE_DEPTH (as postJSON does with a body).
+        onEvent(nestsDeeperThan(ev.data, MAX_RESPONSE_DEPTH) ? boundedEvent(ev) : ev, requestId);
+      } catch (error) {
+        handlerError = { error };
+      }
+    },
+    { provider: http.provider },
+  );
   try {
     await readChunks(http, res.body, req.signal, (text) => {
       parser.feed(text);

@@ -36,8 +36,12 @@ export function createMessageReader(onMessage: (message: unknown) => void, onInv
       }
       onMessage(value);
     },
-    (ms) => {
-      retry = ms;
+    {
+      onRetry: (ms) => {
+        retry = ms;
+      },
+      // An event too large to hold ends the stream with a StreamError naming MCP.
+      provider: "mcp",
     },
   );
   return {

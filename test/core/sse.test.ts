@@ -1,15 +1,19 @@
-// The SSE parser (src/sse.ts) as its specification: the WHATWG event-stream rules, and the
-// same events however the stream is cut into chunks (every single split point, every pair
-// of split points for short streams, random chunkings of real recorded provider streams).
+// How toolloop parses SSE (src/sse.ts over eventsource-parser), as its specification: the
+// WHATWG event-stream rules, and the same events however the stream is cut into chunks
+// (every single split point, every pair of split points for short streams, random chunkings
+// of real recorded provider streams); long events in linear work, and a bound on what one
+// event may hold that ends the stream with a typed StreamError.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSSEParser, type SSEEvent } from "../../src/sse.js";
+import { isToolloopError } from "../../src/errors.js";
+import { postSSE } from "../../src/http.js";
+import { createSSEParser, MAX_SSE_EVENT, type SSEEvent } from "../../src/sse.js";
 
 function parse(chunks: string[], onRetry?: (ms: number) => void): SSEEvent[] {
   const events: SSEEvent[] = [];
-  const parser = createSSEParser((e) => events.push(e), onRetry);
+  const parser = createSSEParser((e) => events.push(e), { onRetry });
   for (const c of chunks) parser.feed(c);
   return events;
 }
@@ -30,6 +34,7 @@ const CASES: [string, string, SSEEvent[]][] = [
   ["multi-line data joined with LF", "data: a\ndata: b\ndata:\n\n", [ev("a\nb\n")]],
   ["CRLF line ends", "event: e\r\ndata: x\r\n\r\ndata: y\r\n\r\n", [ev("x", "e"), ev("y")]],
   ["CR line ends", "data: x\r\rdata: y\r\r", [ev("x"), ev("y")]],
+  ["a run of CRs is as many line ends", "data: a\r\r\r\rdata: b\r\r\r", [ev("a"), ev("b")]],
   ["mixed line ends", "data: a\r\ndata: b\rdata: c\n\r\n", [ev("a\nb\nc")]],
   ["comments are skipped", ": ping\ndata: x\n:another\n\n", [ev("x")]],
   ["only one space after the colon is dropped", "data:no-space\n\ndata:  two\n\n", [ev("no-space"), ev(" two")]],
@@ -53,6 +58,11 @@ describe("SSE parsing follows the event-stream format", () => {
 
   it("a CR at the end of one chunk and an LF at the start of the next are one line end", () => {
     expect(parse(["data: a\r", "\n\r", "\n"])).toEqual([ev("a")]);
+    expect(parse(["data: a\r", "\r"])).toEqual([ev("a")]);
+  });
+
+  it("a stream whose last line ends with a bare CR dispatches its last event (nothing more comes)", () => {
+    expect(parse(["data: a\r\r"])).toEqual([ev("a")]);
     expect(parse(["data: a\r", "\r"])).toEqual([ev("a")]);
   });
 
@@ -80,11 +90,147 @@ describe("SSE parsing follows the event-stream format", () => {
     expect(seen).toEqual(["1", "2"]);
   });
 
-  it("a long line fed one character at a time is read once (no rescanning)", () => {
+  it("a long line fed a few characters at a time is one event", () => {
     const big = "x".repeat(200_000);
-    const p = createSSEParser((e) => expect(e.data).toBe(big));
+    const seen: string[] = [];
+    const p = createSSEParser((e) => seen.push(e.data));
     const text = `data: ${big}\n\n`;
     for (let i = 0; i < text.length; i += 7) p.feed(text.slice(i, i + 7));
+    expect(seen.length).toBe(1);
+    expect(seen[0] === big).toBe(true);
+  });
+});
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * How many characters string methods were called on while `work` ran, each call counting
+ * its whole receiver. It stands for the work a parser does, without timing it (tests take
+ * no timings): a parser that searches or copies what it has buffered on every chunk calls
+ * them on ever longer strings, so its count grows with the square of an event's size; one
+ * that keeps the pieces and reads the line once grows with its size.
+ */
+function charactersScanned(work: () => void): number {
+  const proto = String.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const names = ["indexOf", "lastIndexOf", "includes", "startsWith", "endsWith", "charCodeAt", "charAt", "codePointAt", "at", "slice", "substring", "split", "search", "match", "replace", "trim"];
+  const saved = names.map((n) => proto[n]!);
+  let scanned = 0;
+  names.forEach((n, i) => {
+    const original = saved[i]!;
+    proto[n] = function (this: string, ...args: unknown[]) {
+      scanned += this.length;
+      return original.apply(this, args);
+    };
+  });
+  try {
+    work();
+  } finally {
+    names.forEach((n, i) => (proto[n] = saved[i]!));
+  }
+  return scanned;
+}
+
+/** One event of `size` characters of data, cut into 64 KiB chunks (cut before anything is counted). */
+function eventChunks(size: number, eol: string): { data: string; chunks: string[] } {
+  const data = "x".repeat(size);
+  const text = `event: big${eol}data: ${data}${eol}${eol}`;
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += 64 * KiB) chunks.push(text.slice(i, i + 64 * KiB));
+  return { data, chunks };
+}
+
+describe("long events (the red team's 16 MB event took 6.5-17 s in 0.2's own parser)", () => {
+  it.each([
+    ["LF", "\n"],
+    ["CRLF", "\r\n"],
+  ])("a 16 MiB event fed in 64 KiB chunks (%s line ends) parses, in work linear in its size (1 MiB vs 16 MiB, counted)", (_label, eol) => {
+    const run = (size: number) => {
+      const { data, chunks } = eventChunks(size, eol);
+      const seen: SSEEvent[] = [];
+      const parser = createSSEParser((e) => seen.push(e));
+      const scanned = charactersScanned(() => {
+        for (const c of chunks) parser.feed(c);
+      });
+      expect(seen.length).toBe(1);
+      expect(seen[0]!.event).toBe("big");
+      expect(seen[0]!.data.length).toBe(size);
+      expect(seen[0]!.data === data).toBe(true);
+      return scanned;
+    };
+    const small = run(1 * MiB);
+    const large = run(16 * MiB);
+    // Linear work is 16 times the small event's; re-reading the pending line on every chunk
+    // is about 256 times (0.2's parser: 255).
+    expect(large / small).toBeLessThan(32);
+  });
+});
+
+describe("an event too large to hold ends the stream with a StreamError", () => {
+  it(`at MAX_SSE_EVENT (${MAX_SSE_EVENT / MiB} Mi characters), after the events before it; reset() reads a new stream`, () => {
+    const events: string[] = [];
+    const p = createSSEParser((e) => events.push(e.data), { provider: "claude" });
+    p.feed("data: before\n\n");
+    // The same 1 MiB string each time: the parser keeps references, so the test holds ~1 MiB.
+    const piece = "x".repeat(MiB);
+    let thrown: unknown;
+    let fed = 0;
+    try {
+      p.feed("data: ");
+      for (; fed <= MAX_SSE_EVENT + MiB; fed += piece.length) p.feed(piece);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(isToolloopError(thrown, "stream_error"), String(thrown)).toBe(true);
+    expect((thrown as { provider: string }).provider).toBe("claude");
+    expect(String((thrown as Error).message)).toContain(String(MAX_SSE_EVENT));
+    // Stopped by the piece that took the line past the bound (with its "data: "), not later.
+    expect(fed).toBe(MAX_SSE_EVENT - MiB);
+    expect(events).toEqual(["before"]);
+    p.reset();
+    p.feed("data: after\n\n");
+    expect(events).toEqual(["before", "after"]);
+  });
+
+  it("the bound counts the data lines an unfinished event has gathered, not only a pending line", () => {
+    const events: string[] = [];
+    const p = createSSEParser((e) => events.push(e.data), { maxBufferSize: 100 });
+    const line = `data: ${"a".repeat(50)}\n`;
+    p.feed(`${line}\n`);
+    p.feed(line);
+    expect(() => p.feed(line)).toThrow(expect.objectContaining({ code: "stream_error" }));
+    expect(events).toEqual(["a".repeat(50)]);
+  });
+
+  it("over HTTP: postSSE rejects with it, stops reading and cancels the body", async () => {
+    const piece = new TextEncoder().encode("x".repeat(MiB));
+    let pulls = 0;
+    let cancelled = false;
+    // An event that never ends, for 48 MiB (then the stream closes, so a parser without the
+    // bound finishes the request instead of failing it).
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('data: {"n":1}\n\ndata: '));
+      },
+      pull(c) {
+        if (++pulls > 48) c.close();
+        else c.enqueue(piece);
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const seen: string[] = [];
+    const http = { provider: "openai", fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }), maxRetries: 0, idleTimeout: undefined };
+    const err = await postSSE(http, { url: "https://api.example.com/v1/responses", headers: {}, body: {}, signal: undefined }, (ev) => seen.push(ev.data)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isToolloopError(err, "stream_error"), String(err)).toBe(true);
+    expect((err as { provider: string }).provider).toBe("openai");
+    expect(seen).toEqual(['{"n":1}']);
+    expect(pulls).toBeLessThan(40);
+    expect(cancelled).toBe(true);
   });
 });
 
