@@ -5,7 +5,7 @@
 // Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
 // schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
-import { InvalidOptionsError } from "../src/errors.js";
+import { describeValue, InvalidOptionsError } from "../src/errors.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { postJSON, postSSE } from "../src/http.js";
@@ -69,7 +69,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   }
   requireApiKey(options, { factory: "claude", defaultBaseURL: DEFAULT_BASE_URL, env: ["ANTHROPIC_API_KEY"] });
   const maxTokens = options.maxTokens ?? 4096;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new InvalidOptionsError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new InvalidOptionsError(`claude: maxTokens must be a positive integer, got ${describeValue(maxTokens)}`);
   if (options.thinking && !(options.thinking.budgetTokens < maxTokens)) {
     throw new InvalidOptionsError(`thinking.budgetTokens (${options.thinking.budgetTokens}) must be below maxTokens (${maxTokens})`);
   }

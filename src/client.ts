@@ -4,8 +4,8 @@
 import { formatIssues } from "./issues.js";
 import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
-import { checkMessage, NEEDS_SUSPENSION } from "./history.js";
+import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
+import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./history.js";
 import { silentLogger, type Logger } from "./log.js";
 import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
@@ -111,7 +111,7 @@ export function createClient(options: ClientOptions): Client {
     throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
   }
   const suspender = options.suspension?.suspender;
-  const history: Message[] = (options.history ?? []).map((m, i) => checkMessage(m, `history[${i}]`, suspender?.check));
+  const history = loadHistory(options.history, suspender?.check);
   const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
   const compaction = options.compaction?.attach(model);
@@ -158,7 +158,7 @@ export function createClient(options: ClientOptions): Client {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
-    const message = prompt === undefined ? undefined : checkMessage({ role: "user", content: prompt }, "prompt");
+    const message = prompt === undefined ? undefined : checkPrompt(prompt);
     if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions: resuming ${NEEDS_SUSPENSION}`);
     const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
     const before = history.length;
@@ -292,7 +292,7 @@ function abortWhileQueued<T>(p: Promise<T>, signal: AbortSignal, started: () => 
 
 function positiveInt(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new InvalidOptionsError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new InvalidOptionsError(`${name} must be a positive integer, got ${describeValue(value)}`);
   return value;
 }
 

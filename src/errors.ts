@@ -44,15 +44,15 @@ function redactCause(cause: unknown, depth = 0): unknown {
   const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
   const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
   // Kept as is when neither its own text nor its causes' held a secret.
-  const text = `${describeValue(cause)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
+  const text = `${causeText(cause)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
   if (inner?.cause === e.cause && redact(text) === text) return cause;
-  const copy = new Error(redact(typeof e.message === "string" ? e.message : describeValue(cause)), inner);
+  const copy = new Error(redact(typeof e.message === "string" ? e.message : causeText(cause)), inner);
   if (typeof e.name === "string") copy.name = e.name;
   copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
   return copy;
 }
 
-function describeValue(value: unknown): string {
+function causeText(value: unknown): string {
   try {
     return `${String(value)} ${JSON.stringify(value) ?? ""}`;
   } catch {
@@ -321,6 +321,17 @@ export class InvalidOptionsError extends ToolloopError {
   constructor(message: string) {
     super("invalid_options", message);
   }
+}
+
+/**
+ * A value as an option's error names it, so a wrong type is seen for what it is: "5" read
+ * as `got 5` hid that it was a string. `the string "5"`, `null`, `2.5`, `NaN`, `an object`.
+ */
+export function describeValue(value: unknown): string {
+  // Cut short: a history saved as JSON text and passed unparsed can be megabytes.
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
+  return typeof value === "function" ? "a function" : String(value);
 }
 
 /** The abort reason used when a signal was aborted without one (matches fetch's). */

@@ -1,7 +1,8 @@
 // The history invariant: every tool call in history has exactly one result, in the tool
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
-import { InvalidHistoryError } from "./errors.js";
+import { describeValue, InvalidHistoryError, InvalidOptionsError, isToolloopError } from "./errors.js";
+import { jsonWithin, MAX_RESPONSE_DEPTH } from "./json-depth.js";
 import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolMessage, type ToolResult } from "./messages.js";
 
 
@@ -58,10 +59,30 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
  * What a client without suspension() is missing, in its refusals of a tool that would wait,
  * a waiting call and decisions: the remedy, since what waits is already named.
  */
-export const NEEDS_SUSPENSION = "needs createClient({ suspension: suspension() })";
+export const NEEDS_SUSPENSION = "needs a client with suspension(): createClient({ suspension: suspension({ secret }) })";
 
 /** Checks a result's `pending` state (suspension() has one); `fail` refuses it. */
 export type PendingCheck = (pending: unknown, fail: (why: string) => never) => PendingState;
+
+/** createClient({ history }): a saved client.history, each message checked (checkMessage). */
+export function loadHistory(history: unknown, pending?: PendingCheck): Message[] {
+  if (history === undefined) return [];
+  // A saved history passed as its JSON text (or anything else) would fail on .map as a TypeError.
+  if (!Array.isArray(history)) throw new InvalidHistoryError(`history must be an array of messages (a saved client.history, parsed), got ${describeValue(history)}`);
+  return history.map((m, i) => checkMessage(m, `history[${i}]`, pending));
+}
+
+/**
+ * A prompt, checked as a user message. A malformed one is a bad argument of the call
+ * (InvalidOptionsError, as ask()'s schema and decisions are), not a bad history.
+ */
+export function checkPrompt(content: unknown): Message {
+  try {
+    return checkMessage({ role: "user", content }, "prompt");
+  } catch (err) {
+    throw isToolloopError(err, "invalid_history") ? new InvalidOptionsError(err.message) : err;
+  }
+}
 
 /**
  * Checks the shape of a message handed in from outside (add(), createClient({ history })).
@@ -92,7 +113,12 @@ export function checkMessage(m: unknown, where: string, pending?: PendingCheck):
           return { id: call.id as string, name: call.name as string, arguments: call.arguments as string };
         });
       }
-      if (msg.providerData !== undefined) out.providerData = structuredClone(msg.providerData) as AssistantMessage["providerData"];
+      if (msg.providerData !== undefined) {
+        // A JSON copy, bounded: one nested 10,000 deep (or cyclic) would overflow the stack at the
+        // next save or request; a model's own is cut at MAX_RESPONSE_DEPTH when it arrives.
+        const text = jsonWithin(msg.providerData, MAX_RESPONSE_DEPTH) ?? fail(`"providerData" must be JSON nested at most ${MAX_RESPONSE_DEPTH} levels deep`);
+        out.providerData = JSON.parse(text) as AssistantMessage["providerData"];
+      }
       return out;
     }
     case "tool": {

@@ -3,7 +3,7 @@
 import { sleep } from "./body.js";
 import type { ToolCall, Usage } from "./messages.js";
 import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
-import { abortReason } from "./errors.js";
+import { abortReason, ProviderError } from "./errors.js";
 
 /** A scripted tool call; `arguments` is the raw string the "model" sends (objects are JSON-encoded). */
 export interface ScriptedCall {
@@ -55,7 +55,14 @@ export function scriptedProvider(turns: readonly ScriptedTurn[], options: Script
       let index = next;
       if (index >= turns.length) {
         if (options.onExhausted !== "repeat-last" || turns.length === 0) {
-          throw new Error(`scripted provider: no turn left for request ${index + 1}`);
+          // A ProviderError, as any provider that cannot answer throws: a typed error a test can
+          // match by code; not retryable, and its type names no overload, so fallback() does not
+          // move it on (a script too short is the test's mistake, not an outage).
+          throw new ProviderError({
+            provider: provider.name,
+            type: "no_turn_left",
+            message: `no turn left for request ${index + 1} (the script has ${turns.length}; onExhausted: "repeat-last" repeats the last)`,
+          });
         }
         index = turns.length - 1;
       } else next++;
