@@ -9,7 +9,7 @@ import { readChunks, readText, sleep } from "./body.js";
 import { describeError } from "./describe-error.js";
 import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "./errors.js";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-depth.js";
-import { isRetryableAnswer, isRetryableBodyFailure, retryAfter, retryDelay } from "./retry.js";
+import { isRetryableAnswer, isRetryableBodyFailure, permissionGrant, retryAfter, retryDelay } from "./retry.js";
 import { isRecord, labelText } from "./values.js";
 
 /** One SSE event as postSSE hands it on (the name third-party adapters already use). */
@@ -166,6 +166,8 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
       // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
       if (err instanceof ToolloopError) throw err;
+      const grant = permissionGrant(err, req.url);
+      if (grant) throw new ConnectionError(http.provider, `the runtime's permissions refused the request (${describeError(err)}): ${grant}`, { cause: err });
       failure = new ConnectionError(http.provider, `request failed: ${describeError(err)}`, { cause: err });
     }
     const wait = retryDelay(failure, attempt, http.maxRetries, hinted);
