@@ -152,7 +152,7 @@ export async function runScenario({ label, provider }: ScenarioInput): Promise<S
       needsApproval: true,
       run: ({ amount }) => (paid.push(amount), `paid ${amount}`),
     });
-    const opts = { provider, tools: [pay], maxRetries: 0, suspension: suspension({ secret: "e2e-secret" }) };
+    const opts = { provider, tools: [pay], maxRetries: 0, suspension: suspension({ secret: "e2e-secret-e2e-secret-e2e-secret-e2e" }) };
     const first = createClient(opts);
     const r = await first.run(prompt("approve", "Pay 40."));
     const ranBeforeDecision = paid.length > 0;

@@ -4,7 +4,7 @@
 import { isToolloopError } from "./errors.js";
 import { invokeTool, thrownText, type Extend } from "./invoke.js";
 import type { Logger } from "./log.js";
-import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall, type ToolResult } from "./messages.js";
+import { CANCELLED_OUTPUT, renderParts, type ContentPart, type Message, type ToolCall, type ToolResult } from "./messages.js";
 import type { Registry } from "./registry.js";
 
 export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
@@ -44,6 +44,8 @@ export interface ExecuteOptions {
   suspender?: CallGate | undefined;
   /** Adds to each handler's context (the gate's ctx.requestInput). */
   extend?: Extend | undefined;
+  /** The conversation the calls are made in: suspension() signs a waiting call over it. */
+  history?: readonly Message[] | undefined;
   /** Calls resumed after a suspension, by call id. */
   resumed?: ReadonlyMap<string, Resumed>;
   /** Called as each call settles (in completion order); not for calls left pending. */
@@ -145,8 +147,13 @@ export async function runOne(call: ToolCall, opts: ExecuteOptions): Promise<Exec
   return r;
 }
 
+/** An outcome RunResult.toolFailures counts: the tool failed (invalid input is the model's to fix; a cancel is no failure). */
+export function failed(outcome: ToolOutcome): boolean {
+  return outcome !== "ok" && outcome !== "invalid_input" && outcome !== "cancelled";
+}
+
 /** maxToolOutput caps the text of a media result; images and files pass whole. */
-function capParts(parts: ContentPart[], max: number): ContentPart[] {
+export function capParts(parts: ContentPart[], max: number): ContentPart[] {
   let left = max;
   return parts.map((p) => {
     if (p.type !== "text") return p;
@@ -161,7 +168,7 @@ function result(call: ToolCall, name: string, output: string, outcome: ToolOutco
   return { callId: call.id, name, output: capped, isError: outcome !== "ok", outcome };
 }
 
-function cap(output: string, max: number): string {
+export function cap(output: string, max: number): string {
   if (output.length <= max) return output;
   return `${output.slice(0, max)}\n[truncated: ${output.length - max} more characters]`;
 }

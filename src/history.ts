@@ -2,6 +2,7 @@
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
 import { describeValue, InvalidHistoryError, InvalidOptionsError, isToolloopError } from "./errors.js";
+import { jsonWithin, MAX_RESPONSE_DEPTH } from "./json-depth.js";
 import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolMessage, type ToolResult } from "./messages.js";
 
 
@@ -58,7 +59,7 @@ function answersInOrder(calls: readonly { id: string }[], results: readonly Tool
  * What a client without suspension() is missing, in its refusals of a tool that would wait,
  * a waiting call and decisions: the remedy, since what waits is already named.
  */
-export const NEEDS_SUSPENSION = "needs createClient({ suspension: suspension() })";
+export const NEEDS_SUSPENSION = "needs a client with suspension(): createClient({ suspension: suspension({ secret }) })";
 
 /** Checks a result's `pending` state (suspension() has one); `fail` refuses it. */
 export type PendingCheck = (pending: unknown, fail: (why: string) => never) => PendingState;
@@ -112,7 +113,12 @@ export function checkMessage(m: unknown, where: string, pending?: PendingCheck):
           return { id: call.id as string, name: call.name as string, arguments: call.arguments as string };
         });
       }
-      if (msg.providerData !== undefined) out.providerData = structuredClone(msg.providerData) as AssistantMessage["providerData"];
+      if (msg.providerData !== undefined) {
+        // A JSON copy, bounded: one nested 10,000 deep (or cyclic) would overflow the stack at the
+        // next save or request; a model's own is cut at MAX_RESPONSE_DEPTH when it arrives.
+        const text = jsonWithin(msg.providerData, MAX_RESPONSE_DEPTH) ?? fail(`"providerData" must be JSON nested at most ${MAX_RESPONSE_DEPTH} levels deep`);
+        out.providerData = JSON.parse(text) as AssistantMessage["providerData"];
+      }
       return out;
     }
     case "tool": {

@@ -33,6 +33,22 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /**
+ * The JSON text of `value` if it is JSON nested at most `limit` deep, else undefined. For
+ * values from outside that history keeps (a decision's answer, a loaded providerData): one
+ * nested 10,000 deep, cyclic or holding a BigInt would surface later as a raw RangeError or
+ * TypeError, or as a history that can never be saved again.
+ */
+export function jsonWithin(value: unknown, limit: number): string | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined; // too deep for the stack (RangeError), cyclic or a BigInt (TypeError)
+  }
+  return text === undefined || nestsDeeperThan(text, limit) ? undefined : text;
+}
+
+/**
  * True when `text` holds at most `limit` opening brackets in all, so no nesting can pass
  * `limit`. indexOf runs natively, so for the common body (long, with few brackets) this is
  * several times cheaper than the character scan or the walk over the parsed value.

@@ -109,6 +109,8 @@ export interface RunOptions {
   onEvent?: (event: StreamEvent) => void;
   /** Set by suspension() on resume: the step the decisions completed, for stop conditions. */
   resumed?: StepResult | undefined;
+  /** Set by suspension() on resume: the calls the decisions ran, which this run's counts include. */
+  ran?: { toolCalls: number; toolFailures: number } | undefined;
 }
 
 export interface RunResult {
@@ -129,8 +131,8 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   const { signal, onEvent } = opts;
   const emit = onEvent ?? (() => {});
   let usage = emptyUsage();
-  let toolCalls = 0;
-  let toolFailures = 0;
+  let toolCalls = opts.ran?.toolCalls ?? 0;
+  let toolFailures = opts.ran?.toolFailures ?? 0;
   const finish = (text: string, steps: number, pending: PendingCall[] = []): RunResult => {
     const r: RunResult = { status: pending[0] ? "suspended" : "done", pending, text, steps, usage, toolCalls, toolFailures };
     emit({ type: "finish", ...r });
@@ -203,6 +205,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       logger: cfg.logger,
       suspender: cfg.suspender,
       registry,
+      history,
       signal,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
     });

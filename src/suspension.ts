@@ -6,15 +6,16 @@
 // Decisions are checked as one batch before anything is applied, so a bad batch changes
 // nothing; then they become real results, in call order, and the loop goes on. A new prompt
 // instead answers every waiting call "cancelled: no decision".
-import { InvalidDecisionError, SuspendedError } from "./errors.js";
-import { executeCalls, runOne, type ExecuteOptions, type ExecutedCall, type Resumed, type ToolOutcome } from "./execute.js";
+import { InvalidDecisionError, InvalidOptionsError, SuspendedError } from "./errors.js";
+import { cap, capParts, executeCalls, failed, runOne, type ExecuteOptions, type ExecutedCall, type Resumed, type ToolOutcome } from "./execute.js";
 import { checkParts, type PendingCheck } from "./history.js";
+import { jsonWithin, MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH } from "./json-depth.js";
 import { formatIssues } from "./issues.js";
 import { askingWith, thrownText } from "./invoke.js";
 import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepGate, type StepResult } from "./loop.js";
 import { CANCELLED_OUTPUT, emptyUsage, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "./schema.js";
-import { createSigner, type Signer } from "./sign.js";
+import { createSigner, secretError, secretProblem, type Signer } from "./sign.js";
 import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "./tool.js";
 
 /** One answer to a pending call (see client.pending for what waits, and of which kind). */
@@ -24,10 +25,29 @@ export type Decision =
   | { callId: string; answer: unknown }
   | { callId: string; output: string | { content: ContentPart[] } };
 
-export interface SuspensionOptions {
-  /** Signs pending calls (HMAC-SHA-256, Web Crypto); decisions for unsigned or changed calls are refused. */
-  secret?: string | CryptoKey | undefined;
-}
+/**
+ * Signed (`{ secret }`) or, said out loud, unsigned (`{ unsigned: true }`). No default: a secret
+ * read from an unset variable must not quietly mean "unsigned" (a payment edited on the way
+ * would be approved as it reads then), so anything else is refused.
+ */
+export type SuspensionOptions =
+  | {
+      /**
+       * Signs pending calls (HMAC-SHA-256, Web Crypto): a string of at least 32 random characters,
+       * or an HMAC CryptoKey. A decision for a call that is unsigned, changed, signed with another
+       * secret or moved from another conversation is refused.
+       */
+      secret: string | CryptoKey;
+      unsigned?: false | undefined;
+    }
+  | {
+      /**
+       * Pending calls are not signed: a decision acts on whatever the history says waits. Only for
+       * a history nobody else can change on its way back (it never leaves your server).
+       */
+      unsigned: true;
+      secret?: undefined;
+    };
 
 /** What the client calls; everything a run needs to suspend and resume. */
 export interface Suspender extends StepGate {
@@ -52,8 +72,8 @@ export interface Suspension {
 }
 
 /** Lets a client suspend for approvals, questions and external tools, and resume with decisions. */
-export function suspension(options: SuspensionOptions = {}): Suspension {
-  const sign = options.secret === undefined ? undefined : createSigner(options.secret);
+export function suspension(options: SuspensionOptions): Suspension {
+  const sign = signer(options);
   const suspender: Suspender = {
     pending: pendingCalls,
     waiting(history, emit) {
@@ -66,8 +86,10 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       const r = await gated(call, opts);
       if (r.pending) {
         opts.logger.info("tool waits for a decision", { tool: r.name, kind: r.pending.kind });
-        // Signed where it is made: a decision for it is checked against the signature.
-        if (sign) r.pending.signature = await sign(call, r.pending);
+        // Signed where it is made, over the conversation it is made in: a decision for it is
+        // checked against the signature. Not found there, it stays unsigned, so it is refused.
+        const made = opts.history ? madeAt(opts.history, call) : -1;
+        if (sign && made >= 0) r.pending.signature = await sign(call, r.pending, opts.history!, made);
       }
       return r;
     },
@@ -86,7 +108,10 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
       if (approved !== undefined && typeof approved !== "boolean") fail('"pending.approved" must be a boolean');
       if (signature !== undefined && typeof signature !== "string") fail('"pending.signature" must be a string');
       const known = Object.entries({ kind, message, schema, answers, approved, signature }).filter(([, v]) => v !== undefined);
-      return structuredClone(Object.fromEntries(known) as unknown as PendingState);
+      // A JSON copy, bounded: a schema or answers nested 10,000 deep would overflow the stack
+      // later (client.history, the signer, the next save), so they are refused here.
+      const text = jsonWithin(Object.fromEntries(known), MAX_RESPONSE_DEPTH) ?? fail(`"pending" must be JSON nested at most ${MAX_RESPONSE_DEPTH} levels deep`);
+      return JSON.parse(text) as PendingState;
     },
     done(r) {
       if (r.status === "suspended") throw new SuspendedError(r.pending);
@@ -94,6 +119,22 @@ export function suspension(options: SuspensionOptions = {}): Suspension {
     },
   };
   return { suspender };
+}
+
+/** The signer for `options`, or undefined for an explicit { unsigned: true }; any other options throw. */
+function signer(options: SuspensionOptions | undefined): Signer | undefined {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new InvalidOptionsError("suspension() takes { secret } or { unsigned: true }");
+  }
+  const { secret, unsigned } = (options ?? {}) as { secret?: unknown; unsigned?: unknown };
+  if (unsigned === true) {
+    if (secret !== undefined) throw new InvalidOptionsError("suspension() got both a secret and unsigned: true: keep the one you mean");
+    return undefined;
+  }
+  if (unsigned !== undefined && unsigned !== false) throw new InvalidOptionsError(`suspension(): unsigned is true or left out, got a ${typeof unsigned}`);
+  const problem = secret === undefined && !(options && "secret" in options) ? "no secret" : secretProblem(secret);
+  if (problem) throw secretError(problem);
+  return createSigner(secret as string | CryptoKey);
 }
 
 /** A call's result: waiting before its handler runs, waiting for the input its handler asked for, or run. */
@@ -125,6 +166,21 @@ function waitingCalls(history: readonly Message[]): Waiting[] {
     }
   });
   return out;
+}
+
+/**
+ * Where the assistant message that made `call` is in `history`: the newest one that holds the
+ * call itself (the loop's own step) or under which it waits (a resumed call, whose edited input
+ * makes it another object); -1 if none.
+ */
+function madeAt(history: readonly Message[], call: ToolCall): number {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    const next = history[i + 1];
+    if (m.role !== "assistant" || !m.toolCalls) continue;
+    if (m.toolCalls.includes(call) || (next?.role === "tool" && next.results.some((r) => r.callId === call.id && r.pending))) return i;
+  }
+  return -1;
 }
 
 /** The calls in history that wait for a decision, in call order. */
@@ -212,14 +268,22 @@ function asker(call: ToolCall, opts: ExecuteOptions) {
   };
 };
 
-/** The JSON Schema form of a requestInput() schema, as stored in history (and shown by client.pending). */
+/**
+ * The JSON Schema form of a requestInput() schema, as stored in history (and shown by
+ * client.pending): a JSON copy within the depth a loaded history may have (the pending state
+ * is one level more), or none, so the history that holds it can be saved and loaded again.
+ */
 function answerSchema(schema: unknown): unknown {
-  if (!isSchemaInput(schema)) return schema ?? undefined;
-  try {
-    return toJSONSchema(schema);
-  } catch {
-    return undefined;
+  let json = schema ?? undefined;
+  if (isSchemaInput(schema)) {
+    try {
+      json = toJSONSchema(schema);
+    } catch {
+      return undefined;
+    }
   }
+  const text = json === undefined ? undefined : jsonWithin(json, MAX_RESPONSE_DEPTH - 1);
+  return text === undefined ? undefined : JSON.parse(text);
 }
 
 // ---- resuming
@@ -263,20 +327,28 @@ async function applyDecisions(
     if (done.has(id) || resumed.has(id)) refuse("decided twice in one batch");
     const { call, result } = w;
     const { kind, answers, approved } = result.pending;
-    if (sign && !same(result.pending.signature, await sign(call, result.pending))) refuse("the call is unsigned, changed, or signed with another secret");
+    if (sign && !same(result.pending.signature, await sign(call, result.pending, history, w.at - 1))) {
+      refuse("the call is unsigned, changed, signed with another secret, or moved from another conversation");
+    }
     const answer = (r: Omit<ToolResult, "callId" | "name">) => done.set(id, { callId: id, name: result.name, ...r });
     // A call that runs on resume runs with the client's tools; one that only prepareStep gave
     // is not there, and the model would read "unknown tool" after the person approved.
     const runnable = () =>
       cfg.registry.tools.get(result.name) ??
       refuse(`tool "${result.name}" is not among this client's tools (one that only prepareStep gives cannot run on resume: give it to the client too)`);
+    // What a person sends goes into history: it must be JSON, nested no deeper than the model's
+    // arguments may be, or client.history could never be saved again (a raw RangeError).
+    const json = (value: unknown, what: string) =>
+      jsonWithin(value, MAX_ARGUMENT_DEPTH) ?? refuse(`${what} must be a JSON value nested at most ${MAX_ARGUMENT_DEPTH} levels deep`);
+    // Results from decisions are capped by maxToolOutput like a tool's own (runOne).
+    const max = cfg.maxToolOutput;
     if (kind === "external") {
       const out = d.output as { content?: unknown } | string;
-      if (typeof out === "string") answer({ output: out, isError: false });
+      if (typeof out === "string") answer({ output: cap(out, max), isError: false });
       else {
         let content: ContentPart[] = [];
         try {
-          content = checkParts(out?.content as unknown[], "output.content");
+          content = capParts(checkParts(out?.content as unknown[], "output.content"), max);
         } catch (err) {
           refuse(`an external tool's output is a string or { content: ContentPart[] } (${(err as Error).message})`);
         }
@@ -285,16 +357,18 @@ async function applyDecisions(
     } else if (kind === "input") {
       if (!("answer" in d)) refuse("a requested input takes { callId, answer }");
       runnable();
-      resumed.set(id, { approved, answers: [...(answers ?? []), d.answer] });
+      resumed.set(id, { approved, answers: [...(answers ?? []), JSON.parse(json(d.answer, "the answer"))] });
       runs.push(call);
     } else if (d.approved === false) {
-      answer({ output: JSON.stringify({ error: d.reason === undefined ? "denied" : `denied: ${d.reason}` }), isError: true });
+      if (d.reason !== undefined && typeof d.reason !== "string") refuse("a denial's reason is a string");
+      // Capped inside the JSON, as a thrown error's message is, so the JSON stays valid.
+      answer({ output: JSON.stringify({ error: cap(d.reason === undefined ? "denied" : `denied: ${d.reason}`, max) }), isError: true });
     } else {
       if (d.approved !== true) refuse("an approval takes { callId, approved: true, input? } or { callId, approved: false, reason? }");
       const tool = runnable();
       let args = call.arguments;
       if (d.input !== undefined) {
-        args = JSON.stringify(d.input);
+        args = json(d.input, "the edited input");
         // Edited input is checked like the model's: against the tool's schema.
         await toolInput(tool, args).catch((err: Error) => refuse(`the edited input ${err.message}`));
       }
@@ -311,7 +385,7 @@ async function applyDecisions(
   const run = (answered: boolean, states: ReadonlyMap<string, Resumed> = resumed) =>
     executeCalls(
       runs.filter((c) => !!resumed.get(c.id)!.answers === answered),
-      { ...cfg, signal: opts.signal, resumed: states },
+      { ...cfg, signal: opts.signal, resumed: states, history },
     );
   const refuseBad = (ran: ExecutedCall[]) => {
     const bad = ran.find((r) => r.badAnswer !== undefined);
@@ -323,9 +397,12 @@ async function applyDecisions(
   }
   const ran = refuseBad(await run(true));
   const outcomes = new Map<string, ToolOutcome>();
+  // This run counts the calls its decisions ran (denials and external outputs ran nothing).
+  opts.ran = { toolCalls: runs.length, toolFailures: 0 };
   for (const r of [...ran, ...(await run(false))]) {
     done.set(r.callId, plainResult(r));
     outcomes.set(r.callId, r.outcome);
+    if (failed(r.outcome)) opts.ran.toolFailures++;
   }
 
   // 3. Applied: results replace the pending ones in place (call order); edited input becomes the call.

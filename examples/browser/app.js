@@ -263,7 +263,7 @@ function send(message) {
       tools: [readPageText, queryElements, storageGet, storageSet, calculator, drawChart, askUser],
       parallelTools: true,
       // ask_user runs in this page: the run waits for its answer (an external tool).
-      suspension: suspension(),
+      suspension: suspension({ unsigned: true }), // loop, history and decisions all live in this page: a secret here would guard nothing
       systemPrompt:
         "You help the user with the web page they are on. Use the tools to read it; use calculate for arithmetic, draw_chart to show numbers, ask_user when you need the user to choose.",
     });

@@ -189,7 +189,7 @@ describe("a refused prompt loses nothing", () => {
   it("a refused or malformed prompt leaves the calls that wait for a decision waiting", async () => {
     const { mock, provider } = await setup([{ toolCalls: [{ name: "pay", input: { eur: 40 } }] }, { text: "paid" }]);
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: () => "ok" });
-    const client = createClient({ provider, tools: [pay], suspension: suspension() });
+    const client = createClient({ provider, tools: [pay], suspension: suspension({ unsigned: true }) });
     expect((await client.run("pay 40")).status).toBe("suspended");
     const saved = client.history;
     const refused = await client.chat([{ type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);

@@ -167,7 +167,7 @@ for (const [name, format] of Object.entries(FORMATS)) {
             const w = await format.start(script);
             closers.push(w.close);
             const log: string[] = [];
-            const opts = { provider: w.provider, tools: tools(log), suspension: suspension() };
+            const opts = { provider: w.provider, tools: tools(log), suspension: suspension({ unsigned: true }) };
             const first = createClient(opts);
             const r1 = await drive(first, streamed, "Pay both and look the rates up.");
             expect(r1.status).toBe("suspended");
@@ -250,7 +250,7 @@ describe("unedited calls whose neutral arguments are not the model's text replay
       ],
     });
     const log: string[] = [];
-    const client = createClient({ provider: claude({ apiKey: "sk-ant-k", model: "claude-sonnet-4-5", baseURL: mock.url }), tools: tools(log), suspension: suspension() });
+    const client = createClient({ provider: claude({ apiKey: "sk-ant-k", model: "claude-sonnet-4-5", baseURL: mock.url }), tools: tools(log), suspension: suspension({ unsigned: true }) });
     const r1 = await drive(client, true, "pay");
     expect(r1.pending.map((p) => p.arguments)).toEqual(['{"amount": 40}', '{ "amount": 7.0 }']);
     await client.resume([
@@ -271,7 +271,7 @@ describe("unedited calls whose neutral arguments are not the model's text replay
     const script = [{ toolCalls: [{ id: "call_find", name: "find", input: {}, arguments: raw }, PAY1] }, { text: "All done." }];
     const mock = await startOpenAIResponsesMock({ apiKey: "sk-k", script: script as never });
     closers.push(() => mock.close());
-    const client = createClient({ provider: openai({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }), tools: [find, ...tools([])], suspension: suspension() });
+    const client = createClient({ provider: openai({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }), tools: [find, ...tools([])], suspension: suspension({ unsigned: true }) });
     await client.run("find and pay");
     // the loop sees the call the way the tool's schema describes it
     expect((client.history[1] as AssistantMessage).toolCalls![0]!.arguments).toBe('{"q":"cafe"}');

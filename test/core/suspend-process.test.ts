@@ -56,7 +56,7 @@ describe("resume in a fresh process", () => {
     });
     const ran: number[] = [];
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ amount: v.number() }), needsApproval: true, run: ({ amount }) => (ran.push(amount), `paid ${amount}`) });
-    const client = createClient({ provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [pay], suspension: suspension({ secret: "proc-secret" }) });
+    const client = createClient({ provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [pay], suspension: suspension({ secret: "proc-secret-proc-secret-proc-secret" }) });
     expect((await client.run("Pay 40.")).status).toBe("suspended");
     expect(ran).toEqual([]);
 
@@ -78,9 +78,9 @@ describe("resume in a fresh process", () => {
     const forged = join(dir, "forged.json");
     writeFileSync(forged, saved.replace('{\\"amount\\":40}', '{\\"amount\\":4000}'));
 
-    const env = { BASE_URL: mock.url, SECRET: "proc-secret" };
+    const env = { BASE_URL: mock.url, SECRET: "proc-secret-proc-secret-proc-secret" };
     expect(await runNode(program, { ...env, HISTORY_FILE: forged })).toEqual({ error: "invalid_decision" });
-    expect(await runNode(program, { ...env, HISTORY_FILE: good, SECRET: "another" })).toEqual({ error: "invalid_decision" });
+    expect(await runNode(program, { ...env, HISTORY_FILE: good, SECRET: "another-secret-another-secret-another" })).toEqual({ error: "invalid_decision" });
     expect(mock.requests).toHaveLength(1);
     expect(await runNode(program, { ...env, HISTORY_FILE: good })).toEqual({ status: "done", text: "Paid.", paid: [40] });
     expect(mock.requests).toHaveLength(2);

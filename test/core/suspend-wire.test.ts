@@ -154,7 +154,7 @@ for (const format of Object.keys(FORMATS)) {
         it(`every decision form (${streamed ? "stream" : "chat"}, ${parallel ? "parallel" : "sequential"}), saved as JSON and resumed by a new client`, async () => {
           const w = await wire(format, [STEP, { text: "All done." }]);
           const log: string[] = [];
-          const opts = { provider: w.provider, tools: tools(log), parallelTools: parallel, suspension: suspension({ secret: "k3y" }) };
+          const opts = { provider: w.provider, tools: tools(log), parallelTools: parallel, suspension: suspension({ secret: "k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y" }) };
           const first = createClient(opts);
           const r1 = await drive(first, streamed, "Pay and move.");
           expect(r1.status).toBe("suspended");
@@ -197,7 +197,7 @@ for (const format of Object.keys(FORMATS)) {
     it("an external tool's output as content parts (an image from the browser) is sent natively", async () => {
       const w = await wire(format, [{ toolCalls: [{ id: "call_shot", name: "screenshot", input: {} }] }, { text: "I see a pixel." }]);
       const shot = externalTool({ name: "screenshot", description: "Screenshot of the user's tab.", input: v.object({}) });
-      const client = createClient({ suspension: suspension(), provider: w.provider, tools: [shot] });
+      const client = createClient({ suspension: suspension({ unsigned: true }), provider: w.provider, tools: [shot] });
       expect((await client.run("look")).pending).toMatchObject([{ callId: "call_shot", kind: "external" }]);
       const r = await client.resume([{ callId: "call_shot", output: { content: [{ type: "text", text: "the tab" }, { type: "image", mediaType: "image/png", data: PNG }] } }]);
       expect(r.text).toBe("I see a pixel.");
@@ -208,7 +208,7 @@ for (const format of Object.keys(FORMATS)) {
 
     it("a new prompt instead of decisions cancels what waits, and the request is valid", async () => {
       const w = await wire(format, [STEP, { text: "Fine." }]);
-      const client = createClient({ suspension: suspension(), provider: w.provider, tools: tools([]) });
+      const client = createClient({ suspension: suspension({ unsigned: true }), provider: w.provider, tools: tools([]) });
       await client.run("go");
       expect(await client.chat("Forget it.")).toBe("Fine.");
       expect(JSON.stringify(w.bodies()[1])).toContain("cancelled: no decision");
@@ -220,7 +220,7 @@ for (const format of Object.keys(FORMATS)) {
       const log: string[] = [];
       const all = tools(log);
       const client = createClient({
-        suspension: suspension(),
+        suspension: suspension({ unsigned: true }),
         provider: w.provider,
         tools: all,
         systemPrompt: "Client system.",
@@ -246,7 +246,7 @@ for (const format of Object.keys(FORMATS)) {
       const call = (q: string): Turn => ({ toolCalls: [{ name: "lookup", input: { q } }] });
       const w = await wire(format, [call("1"), call("2"), { text: "answer" }]);
       const steps: number[] = [];
-      const client = createClient({ suspension: suspension(), provider: w.provider, tools: tools([]), stopWhen: stepCountIs(2), onStepFinish: (s) => void steps.push(s.step) });
+      const client = createClient({ suspension: suspension({ unsigned: true }), provider: w.provider, tools: tools([]), stopWhen: stepCountIs(2), onStepFinish: (s) => void steps.push(s.step) });
       expect(await client.chat("go")).toBe("answer");
       expect(w.bodies().map((b) => w.choice(b))).toEqual(["auto", "auto", "none"]);
       expect(steps).toEqual([1, 2, 3]);

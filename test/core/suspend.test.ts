@@ -44,7 +44,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "lookup", arguments: { q: "a" }, id: "c1" }, { name: "pay", arguments: { amount: 40 }, id: "c2" }] },
       "done",
     ]);
-    const client = createClient({ suspension: suspension(), provider, tools: [lookup(log), pay(log)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [lookup(log), pay(log)] });
     const r = await client.run("pay 40");
     expect(r.status).toBe("suspended");
     expect(r.pending).toEqual([{ callId: "c2", name: "pay", input: { amount: 40 }, arguments: '{"amount":40}', kind: "approval" }]);
@@ -69,14 +69,14 @@ describe("suspension", () => {
   it("chat() and ask() reject with SuspendedError; stream() yields suspended then finish", async () => {
     const log: string[] = [];
     const turns = [{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "p1" }] }, "ok"];
-    const c1 = createClient({ suspension: suspension(), provider: scriptedProvider(turns), tools: [pay(log)] });
+    const c1 = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider(turns), tools: [pay(log)] });
     await expect(c1.chat("x")).rejects.toMatchObject({ code: "suspended", pending: [{ callId: "p1", kind: "approval" }] });
     expect(await c1.chat(undefined, { decisions: [{ callId: "p1", approved: false, reason: "too much" }] })).toBe("ok");
     expect(log).toEqual([]);
     const denied = c1.history.find((m) => m.role === "tool");
     expect(denied).toMatchObject({ results: [{ callId: "p1", output: '{"error":"denied: too much"}', isError: true }] });
 
-    const c2 = createClient({ suspension: suspension(), provider: scriptedProvider(turns), tools: [pay(log)] });
+    const c2 = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider(turns), tools: [pay(log)] });
     const events: StreamEvent[] = [];
     for await (const e of c2.stream("x")) events.push(e);
     const tail = events.slice(-2);
@@ -87,7 +87,7 @@ describe("suspension", () => {
     expect(resumed.find((e) => e.type === "tool-result")).toMatchObject({ callId: "p1", output: "paid 1" });
     expect(resumed.at(-1)).toMatchObject({ type: "finish", status: "done", text: "ok" });
 
-    const c3 = createClient({ suspension: suspension(), provider: scriptedProvider([turns[0]!, '{"n":1}']), tools: [pay(log)] });
+    const c3 = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([turns[0]!, '{"n":1}']), tools: [pay(log)] });
     await expect(c3.ask("x", v.object({ n: v.number() }))).rejects.toMatchObject({ code: "suspended" });
     expect(await c3.ask(undefined, v.object({ n: v.number() }), { decisions: [{ callId: "p1", approved: true }] })).toEqual({ n: 1 });
   });
@@ -95,7 +95,7 @@ describe("suspension", () => {
   it("approval with edited input runs the edited input; edited input that fails the schema is refused and changes nothing", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 400 }, id: "p1" }] }, "ok"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
     await expect(client.resume([{ callId: "p1", approved: true, input: { amount: "lots" } }])).rejects.toMatchObject({ code: "invalid_decision", callId: "p1" });
@@ -118,7 +118,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "a" }, { name: "pay", arguments: "```json\n{\"amount\": 500}\n```", id: "b" }] },
       "ok",
     ]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log, rule as never)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log, rule as never)] });
     const r = await client.run("x");
     expect(seen).toEqual([{ amount: 5 }, { amount: 500 }]);
     expect(r.pending.map((p) => p.callId)).toEqual(["b"]);
@@ -137,7 +137,7 @@ describe("suspension", () => {
         return "deleted";
       },
     };
-    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]), tools: [raw] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]), tools: [raw] });
     expect((await client.run("x")).pending[0]).toMatchObject({ callId: "r1", kind: "approval", input: { path: "/etc" } });
     expect(calls).toEqual([]);
     await client.resume([{ callId: "r1", approved: true }]);
@@ -155,7 +155,7 @@ describe("suspension", () => {
       run: async (_i, ctx) => String(await ctx.requestInput!({ message: "sure?" })),
     });
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "c1" }, { name: "ask", arguments: {}, id: "c2" }] }]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay([]), ask], logger, parallelTools: true });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay([]), ask], logger, parallelTools: true });
     expect((await client.run("go")).status).toBe("suspended");
     const waits = lines.filter(([, msg]) => msg === "tool waits for a decision").map(([level, , f]) => [level, f]);
     expect(waits).toEqual([
@@ -179,7 +179,7 @@ describe("suspension", () => {
       },
     });
     const provider = scriptedProvider([{ toolCalls: [{ name: "transfer", arguments: { amount: 7 }, id: "t1" }] }, "moved"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [transfer] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [transfer] });
     const r = await client.run("move 7");
     expect(r.pending).toEqual([
       { callId: "t1", name: "transfer", input: { amount: 7 }, arguments: '{"amount":7}', kind: "input", message: "Which account?", schema: { type: "string", enum: ["checking", "savings"] } },
@@ -192,7 +192,7 @@ describe("suspension", () => {
     expect(r2.pending).toMatchObject([{ callId: "t1", kind: "input", message: "Move 7 from savings?" }]);
     // the saved state travels as JSON to a new client
     const saved = JSON.parse(JSON.stringify(client.history)) as Message[];
-    const client2 = createClient({ suspension: suspension(), provider, tools: [transfer], history: saved });
+    const client2 = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [transfer], history: saved });
     expect(client2.pending).toEqual(r2.pending);
     const r3 = await client2.resume([{ callId: "t1", answer: true }]);
     expect(r3.text).toBe("moved");
@@ -215,7 +215,7 @@ describe("suspension", () => {
     for (const parallelTools of [false, true]) {
       log.length = 0;
       const provider = scriptedProvider([{ toolCalls: [{ name: "move", arguments: { n: 1 }, id: "a" }, { name: "move", arguments: { n: 2 }, id: "b" }] }, "done"]);
-      const client = createClient({ suspension: suspension(), provider, tools: [move], parallelTools });
+      const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [move], parallelTools });
       expect((await client.run("go")).pending.map((p) => p.callId)).toEqual(["a", "b"]);
       const before = JSON.stringify(client.history);
       await expect(client.resume([{ callId: "a", answer: "savings" }, { callId: "b", answer: "bogus" }])).rejects.toMatchObject({ code: "invalid_decision", callId: "b" });
@@ -233,7 +233,7 @@ describe("suspension", () => {
       { toolCalls: [{ name: "screenshot", arguments: { tab: 1 }, id: "s1" }, { name: "clock", id: "k1" }] },
       "seen",
     ]);
-    const client = createClient({ suspension: suspension(), provider, tools: [screenshot, clock], parallelTools: true });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [screenshot, clock], parallelTools: true });
     const r = await client.run("look");
     expect(r.pending.map((p) => [p.callId, p.kind])).toEqual([
       ["s1", "external"],
@@ -257,7 +257,7 @@ describe("suspension", () => {
   it("a batch is checked whole: unknown, repeated or already-answered callIds refuse it, nothing runs and history stays", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
     for (const bad of [
@@ -289,7 +289,7 @@ describe("suspension", () => {
   it("a new prompt instead of decisions answers every pending call 'cancelled: no decision'", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }] }, "fine"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     // add() while suspended does not resume, and continuing without decisions makes no request
     client.add({ role: "user", content: "note" });
@@ -313,7 +313,7 @@ describe("suspension", () => {
       },
       "ok",
     ]);
-    const client = createClient({ suspension: suspension(), provider, tools: [lookup(log), pay(log)], parallelTools: true });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [lookup(log), pay(log)], parallelTools: true });
     const r = await client.run("x");
     expect(r.pending.map((p) => p.callId)).toEqual(["p"]);
     expect(log.sort()).toEqual(["lookup 1", "lookup 2"]);
@@ -323,7 +323,7 @@ describe("suspension", () => {
 
   it("jsonTool takes needsApproval too", async () => {
     const t = jsonTool({ name: "del", description: "d", parameters: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] }, needsApproval: true, run: () => "gone" });
-    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]), tools: [t] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]), tools: [t] });
     expect((await client.run("x")).status).toBe("suspended");
     await expect(client.resume([{ callId: "d", approved: true, input: { id: "one" } }])).rejects.toMatchObject({ code: "invalid_decision" });
     expect((await client.resume([{ callId: "d", approved: true, input: { id: 2 } }])).text).toBe("ok");
@@ -331,31 +331,32 @@ describe("suspension", () => {
 });
 
 describe("signed pending calls", () => {
+  const SECRET = "s3cret-s3cret-s3cret-s3cret-s3cret";
   const turns = [{ toolCalls: [{ name: "pay", arguments: { amount: 40 }, id: "p1" }] }, "ok"];
 
   async function suspended(secret: string | CryptoKey | undefined) {
     const log: string[] = [];
-    const client = createClient({ provider: scriptedProvider(turns), tools: [pay(log)], suspension: suspension({ secret }) });
+    const client = createClient({ provider: scriptedProvider(turns), tools: [pay(log)], suspension: suspension(secret === undefined ? { unsigned: true } : { secret }) });
     await client.run("x");
     return { history: client.history, log };
   }
 
-  async function resumeWith(history: Message[], secret: string | CryptoKey | undefined, log: string[] = []) {
+  async function resumeWith(history: Message[], secret: string | CryptoKey, log: string[] = []) {
     const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay(log)], history, suspension: suspension({ secret }) });
     return client.resume([{ callId: "p1", approved: true }]);
   }
 
   it("a signed call resumes with the same secret, in a new client", async () => {
-    const { history } = await suspended("s3cret");
+    const { history } = await suspended(SECRET);
     const toolMsg = history.find((m) => m.role === "tool")!;
     expect(toolMsg.role === "tool" && typeof toolMsg.results[0]!.pending!.signature).toBe("string");
     const log: string[] = [];
-    expect((await resumeWith(JSON.parse(JSON.stringify(history)), "s3cret", log)).text).toBe("ok");
+    expect((await resumeWith(JSON.parse(JSON.stringify(history)), SECRET, log)).text).toBe("ok");
     expect(log).toEqual(["pay 40"]);
   });
 
   it("a CryptoKey works as the secret", async () => {
-    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode("k"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(SECRET), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const { history } = await suspended(key);
     expect((await resumeWith(history, key)).text).toBe("ok");
   });
@@ -384,22 +385,22 @@ describe("signed pending calls", () => {
   };
   for (const [name, change] of Object.entries(tamper)) {
     it(`a ${name} is refused at resume, and nothing runs`, async () => {
-      const { history } = await suspended("s3cret");
+      const { history } = await suspended(SECRET);
       change(history);
       const log: string[] = [];
-      await expect(resumeWith(history, "s3cret", log)).rejects.toMatchObject({ code: "invalid_decision" });
+      await expect(resumeWith(history, SECRET, log)).rejects.toMatchObject({ code: "invalid_decision" });
       expect(log).toEqual([]);
     });
   }
 
   it("an unsigned call, or one signed with another secret, is refused", async () => {
-    await expect(resumeWith((await suspended(undefined)).history, "s3cret")).rejects.toMatchObject({ code: "invalid_decision" });
-    await expect(resumeWith((await suspended("other")).history, "s3cret")).rejects.toMatchObject({ code: "invalid_decision" });
+    await expect(resumeWith((await suspended(undefined)).history, SECRET)).rejects.toMatchObject({ code: "invalid_decision" });
+    await expect(resumeWith((await suspended("other-other-other-other-other-other")).history, SECRET)).rejects.toMatchObject({ code: "invalid_decision" });
   });
 
   it("a replayed decision is refused once the call is answered", async () => {
-    const { history } = await suspended("s3cret");
-    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay([])], history, suspension: suspension({ secret: "s3cret" }) });
+    const { history } = await suspended(SECRET);
+    const client = createClient({ provider: scriptedProvider(turns.slice(1)), tools: [pay([])], history, suspension: suspension({ secret: SECRET }) });
     await client.resume([{ callId: "p1", approved: true }]);
     await expect(client.resume([{ callId: "p1", approved: true }])).rejects.toMatchObject({ code: "invalid_decision" });
   });
@@ -412,13 +413,13 @@ describe("signed pending calls", () => {
       run: async (_i, ctx) => `${await ctx.requestInput!({ message: "a?" })} ${await ctx.requestInput!({ message: "b?" })}`,
     });
     const provider = scriptedProvider([{ toolCalls: [{ name: "ask2", id: "q" }] }, "ok"]);
-    const client = createClient({ provider, tools: [ask], suspension: suspension({ secret: "s" }) });
+    const client = createClient({ provider, tools: [ask], suspension: suspension({ secret: SECRET }) });
     await client.run("x");
     await client.resume([{ callId: "q", answer: "A" }]);
     const h = client.history;
     const t = h.find((m) => m.role === "tool")!;
     if (t.role === "tool") t.results[0]!.pending!.answers = ["EVIL"];
-    const forged = createClient({ provider, tools: [ask], suspension: suspension({ secret: "s" }), history: h });
+    const forged = createClient({ provider, tools: [ask], suspension: suspension({ secret: SECRET }), history: h });
     await expect(forged.resume([{ callId: "q", answer: "B" }])).rejects.toMatchObject({ code: "invalid_decision" });
     expect((await client.resume([{ callId: "q", answer: "B" }])).text).toBe("ok");
     expect(sentResults(provider.requests)[0]!.output).toBe("A B");
@@ -449,7 +450,7 @@ describe("pending results and the history invariant", () => {
     // the repaired history still resumes: b waits, and deciding it completes the step
     const log: string[] = [];
     const provider = scriptedProvider(["done"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)], history });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)], history });
     expect(client.pending.map((p) => p.callId)).toEqual(["b"]);
     expect(await client.chat(undefined, { decisions: [{ callId: "b", approved: true }] })).toBe("done");
     expect(sentResults(provider.requests).map((r) => r.output)).toEqual(["ok", "paid 3", '{"error":"cancelled"}']);
@@ -461,13 +462,13 @@ describe("pending results and the history invariant", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }] },
       { role: "tool", results: [{ callId: "a", name: "pay", output: "", isError: false, pending: { kind: "maybe" } }] },
     ];
-    expect(() => createClient({ suspension: suspension(), provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
+    expect(() => createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([]), history: bad as Message[] })).toThrow(/pending/);
   });
 
   it("each field of a saved pending state is checked as the resume reads it; fields it does not know are dropped", () => {
     const load = (pending: unknown) =>
       createClient({
-        suspension: suspension(),
+        suspension: suspension({ unsigned: true }),
         provider: scriptedProvider([]),
         history: [
           { role: "user", content: "x" },
@@ -492,7 +493,7 @@ describe("pending results and the history invariant", () => {
   it("stream() reports the results a resume produced as tool-result events, in call order", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const events: StreamEvent[] = [];
     for await (const e of client.stream(undefined, { decisions: [{ callId: "b", approved: false }, { callId: "a", approved: true }] })) events.push(e);
@@ -506,7 +507,7 @@ describe("pending results and the history invariant", () => {
     const flaky = tool({ name: "flaky", description: "Fails.", input: v.object({}), needsApproval: true, run: async () => Promise.reject(new Error("down")) });
     const slow = { name: "slow", description: "Hangs.", parameters: { type: "object" }, timeout: 10, needsApproval: true, call: () => new Promise<string>(() => {}) };
     const provider = scriptedProvider([{ toolCalls: [{ name: "flaky", arguments: {}, id: "f" }, { name: "slow", arguments: {}, id: "s" }] }, "ok"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [flaky, slow] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [flaky, slow] });
     await client.run("x");
     const events: StreamEvent[] = [];
     for await (const e of client.stream(undefined, { decisions: [{ callId: "f", approved: true }, { callId: "s", approved: true }] })) events.push(e);
@@ -523,7 +524,7 @@ describe("stop conditions across a resume", () => {
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "paid, here is the answer"]);
     const seen: unknown[] = [];
     const client = createClient({
-      suspension: suspension(),
+      suspension: suspension({ unsigned: true }),
       provider,
       tools: [pay(log)],
       stopWhen: (s) => (seen.push({ steps: s.steps, step: s.lastStep.step, calls: s.lastStep.toolCalls.map((c) => c.name), outputs: s.lastStep.toolResults.map((r) => r.output) }), s.lastStep.toolCalls.some((c) => c.name === "pay")),
@@ -539,7 +540,7 @@ describe("stop conditions across a resume", () => {
   it("a new prompt instead of decisions starts afresh: the cancelled step is not judged", async () => {
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "fresh"]);
     let judged = 0;
-    const client = createClient({ suspension: suspension(), provider, tools: [pay([])], stopWhen: () => (judged++, true) });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay([])], stopWhen: () => (judged++, true) });
     await client.run("x");
     expect(await client.chat("something else")).toBe("fresh");
     expect(judged).toBe(0);
@@ -551,7 +552,7 @@ describe("a call that runs on resume runs with the client's tools", () => {
   it("approving (or answering) a call whose tool only prepareStep gave is refused, naming the tool; nothing changes, and it can still be denied", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "denied, fine"]);
-    const client = createClient({ suspension: suspension(), provider, prepareStep: () => ({ tools: [pay(log)] }) });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, prepareStep: () => ({ tools: [pay(log)] }) });
     expect((await client.run("x")).status).toBe("suspended");
     const saved = client.history;
     for (const decision of [{ callId: "p", approved: true as const }, { callId: "p", approved: true as const, input: { amount: 1 } }]) {
@@ -568,7 +569,7 @@ describe("a call that runs on resume runs with the client's tools", () => {
   it("with the tool among the client's tools too, the approved call runs", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "p" }] }, "paid"]);
-    const client = createClient({ suspension: suspension(), provider, tools: [pay(log)], prepareStep: () => ({ tools: [pay(log)] }) });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)], prepareStep: () => ({ tools: [pay(log)] }) });
     await client.run("x");
     expect((await client.resume([{ callId: "p", approved: true }])).text).toBe("paid");
     expect(log).toEqual(["pay 5"]);
@@ -589,7 +590,7 @@ describe("requestInput answers and their schema", () => {
         return { n, ok };
       },
     });
-    const client = createClient({ suspension: suspension(), provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
     await client.run("x");
     await client.resume([{ callId: "q", answer: "3" }]);
     await client.resume([{ callId: "q", answer: true }]);
@@ -626,14 +627,19 @@ describe("without suspension(), a client cannot wait and says so", () => {
     expect(provider.requests).toHaveLength(0);
     expect(client.history).toEqual(saved.slice(0, 2));
     // the same history resumes once the client has suspension()
-    const resumed = createClient({ suspension: suspension(), provider: scriptedProvider(["paid"]), tools: [pay([])], history: saved });
+    const resumed = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider(["paid"]), tools: [pay([])], history: saved });
     expect((await resumed.resume([{ callId: "c", approved: true }])).text).toBe("paid");
   });
 
-  it("the 0.2 draft's createClient({ secret }), or options in place of suspension()'s value, give no suspension: waiting tools are refused, pointing at suspension()", () => {
-    for (const options of [{ secret: "s" }, { suspension: { secret: "s" } }]) {
-      expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([])], ...options } as never)).toThrow(expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }));
-    }
+  it("the 0.2 draft's createClient({ secret }), or options in place of suspension()'s value, give no suspension: refused, never a client that waits unsigned", () => {
+    // Options in place of suspension()'s value: the waiting tool is refused, pointing at suspension().
+    expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([])], suspension: { secret: "s" } } as never)).toThrow(
+      expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }),
+    );
+    // createClient({ secret }): refused either as an unknown option (createClient's own check) or, as above, by its waiting tool.
+    expect(() => createClient({ provider: scriptedProvider([]), tools: [pay([])], secret: "s" } as never)).toThrow(
+      expect.objectContaining({ code: expect.stringMatching(/^invalid_(options|tool)$/) }),
+    );
   });
 
   it("a handler gets no ctx.requestInput, so it can tell it runs where nobody answers", async () => {

@@ -140,7 +140,7 @@ describe("createClient({ tracer })", () => {
   it("a resumed run is one invoke_agent span, holding the approved tool's execute_tool span", async () => {
     const { exporter, tracer } = setup();
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: async ({ eur }) => `paid ${eur}` });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer, suspension: suspension() });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer, suspension: suspension({ unsigned: true }) });
     const first = await client.run("Pay 40 EUR");
     expect(first.status).toBe("suspended");
     const second = await client.resume([{ callId: first.pending[0]!.callId, approved: true }]);
@@ -160,7 +160,7 @@ describe("createClient({ tracer })", () => {
       input: v.object({}),
       run: async (_, ctx) => `from ${String(await ctx.requestInput!({ message: "Which account?", schema: v.picklist(["savings", "checking"]) }))}`,
     });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "move", arguments: {} }] }, "Moved."]), tools: [move], tracer, suspension: suspension() });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "move", arguments: {} }] }, "Moved."]), tools: [move], tracer, suspension: suspension({ unsigned: true }) });
     const first = await client.run("Move it");
     expect(first.status).toBe("suspended");
     const asked = byName(exporter.getFinishedSpans(), "execute_tool move");
@@ -194,7 +194,7 @@ describe("createClient({ tracer })", () => {
       needsApproval: (input) => (seen.push(input), true),
       run: async ({ amount }) => `paid ${amount}`,
     });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: "40" }, id: "p" }] }, "done"]), tools: [pay], tracer, suspension: suspension() });
+    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: "40" }, id: "p" }] }, "done"]), tools: [pay], tracer, suspension: suspension({ unsigned: true }) });
     expect((await client.run("go")).status).toBe("suspended");
     expect(seen).toEqual([{ amount: 40 }]);
     const before = client.history;

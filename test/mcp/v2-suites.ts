@@ -131,13 +131,13 @@ export function mcpToolsSuite(url: () => string) {
       { toolCalls: [{ name: "deploy", arguments: { env: "prod" } }] },
       (req) => `tool said: ${(req.messages.at(-1) as ToolMessage).results[0]!.output}`,
     ]);
-    const client = createClient({ suspension: suspension(), provider, tools });
+    const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools });
     const first = await client.run("Deploy to prod");
     expect(first.status).toBe("suspended");
     expect(first.pending).toMatchObject([{ name: "deploy", kind: "input", message: "Deploy to prod?" }]);
     // The suspended state is plain JSON: resume it in a new client.
     const saved = JSON.parse(JSON.stringify(client.history));
-    const resumed = createClient({ suspension: suspension(), provider, tools, history: saved });
+    const resumed = createClient({ suspension: suspension({ unsigned: true }), provider, tools, history: saved });
     expect(first.pending[0]!.schema).toMatchObject({ type: "object", properties: { confirm: { type: "boolean" } } });
     // An answer that does not fit the server's form is refused before the server sees it; nothing changes.
     await expect(resumed.resume([{ callId: first.pending[0]!.callId, answer: { confirm: "yes" } }])).rejects.toMatchObject({ code: "invalid_decision" });

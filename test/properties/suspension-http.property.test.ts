@@ -190,7 +190,7 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
           createClient({
             provider: h.provider(),
             tools,
-            suspension: suspension({ secret }),
+            suspension: suspension({ secret: `${secret}-a-secret-of-32-characters-at-least` }),
             history,
             ...cfg,
             ...(stopAfter && { stopWhen: stepCountIs(stopAfter) }),
