@@ -330,8 +330,8 @@ export class InvalidOptionsError extends ToolloopError {
 export function describeValue(value: unknown): string {
   // Cut short: a history saved as JSON text and passed unparsed can be megabytes.
   if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  if (typeof value === "object" && value !== null) return Array.isArray(value) ? "an array" : "an object";
-  return typeof value === "function" ? "a function" : String(value);
+  // Objects (arrays and functions too) by kind: String() would print a function's source.
+  return Object(value) === value ? "an object" : String(value);
 }
 
 /** The abort reason used when a signal was aborted without one (matches fetch's). */

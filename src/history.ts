@@ -68,7 +68,7 @@ export type PendingCheck = (pending: unknown, fail: (why: string) => never) => P
 export function loadHistory(history: unknown, pending?: PendingCheck): Message[] {
   if (history === undefined) return [];
   // A saved history passed as its JSON text (or anything else) would fail on .map as a TypeError.
-  if (!Array.isArray(history)) throw new InvalidHistoryError(`history must be an array of messages (a saved client.history, parsed), got ${describeValue(history)}`);
+  if (!Array.isArray(history)) throw new InvalidHistoryError(`history must be an array of messages (a saved client.history), got ${describeValue(history)}`);
   return history.map((m, i) => checkMessage(m, `history[${i}]`, pending));
 }
 

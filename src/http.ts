@@ -167,7 +167,7 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
       if (err instanceof ToolloopError) throw err;
       const grant = permissionGrant(err, req.url);
-      if (grant) throw new ConnectionError(http.provider, `the runtime's permissions refused the request (${describeError(err)}): ${grant}`, { cause: err });
+      if (grant) throw new ConnectionError(http.provider, `${describeError(err)}: ${grant}`, { cause: err });
       failure = new ConnectionError(http.provider, `request failed: ${describeError(err)}`, { cause: err });
     }
     const wait = retryDelay(failure, attempt, http.maxRetries, hinted);

@@ -64,18 +64,12 @@ export function retryAfter(headers: Headers): number | undefined {
  * For a request the runtime's permissions refused, the grant that lets it through: Deno
  * without --allow-net for the host rejects fetch with NotCapable (PermissionDenied before
  * Deno 2). Known by the error's name, so no Deno types are needed. Never retried: it would be
- * refused again every time, after the whole backoff.
+ * refused again every time, after the whole backoff. The host is read past any credentials
+ * in the URL, which must not reach the message.
  */
 export function permissionGrant(err: unknown, url: string): string | undefined {
-  const name = typeof err === "object" && err !== null ? (err as { name?: unknown }).name : undefined;
-  if (name !== "NotCapable" && name !== "PermissionDenied") return undefined;
-  let host = "";
-  try {
-    host = `=${new URL(url).host}`;
-  } catch {
-    // a custom fetch's refusal of a URL that does not parse: the flag without the host
-  }
-  return `run Deno with --allow-net${host}`;
+  const name = (err as { name?: unknown } | null | undefined)?.name;
+  if (name === "NotCapable" || name === "PermissionDenied") return `run Deno with --allow-net=${/^\w+:\/\/(?:[^/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? "<host>"}`;
 }
 
 /** 0.5 s, 1 s, 2 s ... capped at 8 s, with up to 25% jitter down so clients spread out. */

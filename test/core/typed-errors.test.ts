@@ -142,8 +142,8 @@ describe("numeric options name the value they got", () => {
     expect(describeValue("x".repeat(100))).toBe(`the string "${"x".repeat(40)}…"`);
     expect(describeValue(5)).toBe("5");
     expect(describeValue(undefined)).toBe("undefined");
-    expect(describeValue([1])).toBe("an array");
-    expect(describeValue(() => 1)).toBe("a function");
+    expect(describeValue([1])).toBe("an object");
+    expect(describeValue(() => 1)).toBe("an object");
     expect(describeValue(Infinity)).toBe("Infinity");
   });
 });

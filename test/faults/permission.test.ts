@@ -41,9 +41,11 @@ describe("permissionGrant", () => {
     const named = (name: string) => Object.assign(new Error("x"), { name });
     expect(permissionGrant(named("NotCapable"), "https://api.anthropic.com/v1/messages")).toBe("run Deno with --allow-net=api.anthropic.com");
     expect(permissionGrant(named("PermissionDenied"), "http://localhost:11434/v1/chat/completions")).toBe("run Deno with --allow-net=localhost:11434");
-    expect(permissionGrant(named("PermissionDenied"), "not a url")).toBe("run Deno with --allow-net");
+    expect(permissionGrant(named("PermissionDenied"), "not a url")).toBe("run Deno with --allow-net=<host>");
+    expect(permissionGrant(named("NotCapable"), "https://user:pa@ss@proxy.test:8443/v1?k=s")).toBe("run Deno with --allow-net=proxy.test:8443");
     expect(permissionGrant(new TypeError("fetch failed"), "https://api.anthropic.com")).toBeUndefined();
     expect(permissionGrant("NotCapable", "https://api.anthropic.com")).toBeUndefined();
+    expect(permissionGrant(named("NotCapable"), "https://api.test?next=a@b")).toBe("run Deno with --allow-net=api.test");
     expect(permissionGrant(null, "https://api.anthropic.com")).toBeUndefined();
   });
 
