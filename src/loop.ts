@@ -2,7 +2,7 @@
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
 import { abortReason, MaxStepsError } from "./errors.js";
-import { executeCalls, type CallGate, type ExecutedCall, type ToolOutcome } from "./execute.js";
+import { executeCalls, failed, type CallGate, type ExecutedCall, type ToolOutcome } from "./execute.js";
 import { healHistory } from "./history.js";
 import type { Logger } from "./log.js";
 import { addUsage, emptyUsage, type AssistantMessage, type ContentPart, type Message, type PendingKind, type ToolCall, type ToolResult, type Usage } from "./messages.js";
@@ -209,7 +209,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       signal,
       onResult: onEvent ? (r) => emit(toolResultEvent(r, r.outcome)) : undefined,
     });
-    for (const r of executed) if (r.outcome !== "ok" && r.outcome !== "invalid_input" && r.outcome !== "cancelled") toolFailures++;
+    for (const r of executed) if (failed(r.outcome)) toolFailures++;
     const results = executed.map(plainResult);
     answer(history, message, results);
     prev = await stepFinished(results);

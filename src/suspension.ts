@@ -88,8 +88,8 @@ export function suspension(options: SuspensionOptions): Suspension {
         opts.logger.info("tool waits for a decision", { tool: r.name, kind: r.pending.kind });
         // Signed where it is made, over the conversation it is made in: a decision for it is
         // checked against the signature. Not found there, it stays unsigned, so it is refused.
-        const made = opts.history ? madeAt(opts.history, call) : -1;
-        if (sign && made >= 0) r.pending.signature = await sign(call, r.pending, opts.history!, made);
+        const made = sign && opts.history ? madeAt(opts.history, call) : -1;
+        if (made >= 0) r.pending.signature = await sign!(call, r.pending, opts.history!, made);
       }
       return r;
     },
