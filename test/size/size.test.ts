@@ -4,34 +4,39 @@
 // (bench/agents/toolloop-*.mjs), so the README's figure and this budget cannot drift apart.
 // A size check, not a timing.
 //
-// The target is 16 KiB and is not met (bench/BUDGETS.md has the per-module and per-feature
-// table from bench/lib/size-report.mjs, and what it would take). Each budget is the size
-// measured on 2026-12-01 after toolloop's own JSON Schema converter and SSE parser replaced
-// @valibot/to-json-schema and eventsource-parser, plus a quarter KiB, so no change can grow
-// a bundle quietly; lower a budget when a bundle shrinks. Raised once since, by 0.1-0.2 KiB
-// (later that day): fixes every agent needs, from outside audits (a tool's media the API
-// cannot take sent as a note instead of failing every later request, an approval's edited
-// input replayed, a key in `headers` redacted, typed option errors, not-run calls'
-// tool-result events, hand-written tools' values JSON-encoded, tool timeouts checked) grew
-// each agent by 0.26-0.39 KiB, more than the slack left.
+// There is no overall target any more (issue 24, decision 1: the 16 KiB target, set past the
+// peers on purpose, would need features every agent carries). What stays: a feature an agent
+// does not use costs it 0 bytes (the tests below that look into each bundle), and a minimal
+// agent stays far below every peer (the smallest, pi-ai, is ~98 KiB gzip). Each budget is the
+// size measured on 2026-12-03 after the libraries the design names came back in place of 0.2's
+// hand-written copies (eventsource-parser for SSE: linear on long events, with a buffer bound;
+// @valibot/to-json-schema: follows valibot's releases; together ~2.8 KiB of each agent), plus
+// ~0.3 KiB, so no change can grow a bundle quietly; lower a budget when a bundle shrinks.
+// bench/BUDGETS.md has the per-module and per-feature table (bench/lib/size-report.mjs).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bundleSize } from "../../bench/lib/bundle.mjs";
 
-const TARGET = 16 * 1024;
 const KiB = 1024;
 
 /** adapter → the bench agent module, a string only that adapter's code holds, and its budget. */
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
-  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 21.2 * KiB },
-  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 22.2 * KiB },
-  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 21.3 * KiB },
-  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 21.0 * KiB },
-  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 21.9 * KiB },
+  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 25.1 * KiB },
+  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26.0 * KiB },
+  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 25.1 * KiB },
+  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 24.8 * KiB },
+  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 25.6 * KiB },
 };
+
+/** The bundle's input files (repo paths, node_modules/... for packages). */
+async function inputsOf(file: string): Promise<string[]> {
+  return Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
+}
 
 describe("bundle size budget", () => {
   for (const [adapter, { file, marker, budget }] of Object.entries(AGENTS)) {
-    it(`a minimal ${adapter} agent stays within its budget (${budget / KiB} KiB gzipped; target ${TARGET / KiB} KiB)`, async () => {
+    it(`a minimal ${adapter} agent stays within its budget (${budget / KiB} KiB gzipped)`, async () => {
       const r = await bundleSize(`./agents/${file}.mjs`);
       // The measured bundle really holds the agent: the adapter, the loop and the tool's schema.
       expect(r.code).toContain(marker);
@@ -42,11 +47,14 @@ describe("bundle size budget", () => {
     });
   }
 
-  it("no agent ships a general-purpose JSON Schema converter or SSE library (toolloop has its own small ones)", async () => {
+  it("every agent parses SSE with eventsource-parser and converts valibot with @valibot/to-json-schema; 0.2's own copies are gone", async () => {
+    expect(existsSync(join(import.meta.dirname, "../../src/valibot-json-schema.ts"))).toBe(false);
     for (const { file } of Object.values(AGENTS)) {
-      const inputs = Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
-      expect(inputs.filter((p) => /@valibot\/to-json-schema|eventsource-parser/.test(p)), file).toEqual([]);
-      expect(inputs, file).toContain("src/valibot-json-schema.ts");
+      const inputs = await inputsOf(file);
+      expect(inputs.filter((p) => p.includes("node_modules/eventsource-parser/")).length, file).toBeGreaterThan(0);
+      expect(inputs.filter((p) => p.includes("node_modules/@valibot/to-json-schema/")).length, file).toBeGreaterThan(0);
+      expect(inputs, file).not.toContain("src/valibot-json-schema.ts");
+      // What is left of src/sse.ts is the adapter over the library.
       expect(inputs, file).toContain("src/sse.ts");
     }
   });
@@ -54,13 +62,13 @@ describe("bundle size budget", () => {
   it("0.2 features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
     const shaken = ["src/suspension.ts", "src/sign.ts", "src/trace.ts", "src/compaction.ts", "src/fallback.ts", "src/stop.ts", "src/external-tool.ts", "src/json-schema.ts", "src/testing.ts"];
     for (const { file } of Object.values(AGENTS)) {
-      const inputs = Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
+      const inputs = await inputsOf(file);
       expect(inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")), file).toEqual([]);
     }
   });
 
   it("each OpenAI factory ships only its own wire format's codec", async () => {
-    const inputs = async (file: string) => Object.keys(Object.values((await bundleSize(`./agents/${file}.mjs`)).metafile.outputs)[0]!.inputs);
+    const inputs = inputsOf;
     const codec = (api: string) => (p: string) => p.startsWith(`adapters/openai/${api}-`);
     const responses = await inputs("toolloop-responses");
     expect(responses.filter(codec("responses")).length).toBeGreaterThan(0);
