@@ -13,6 +13,7 @@ import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dis
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { checkParamHeaders, classifyEra } from "./envelope.js";
 import { paramHeaders } from "./param-headers.js";
+import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
 import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {
@@ -35,6 +36,15 @@ export interface McpHandlerOptions extends ServerOptions {
   legacyElicitation?: boolean;
   /** Return false to refuse the request with 401 and `WWW-Authenticate: Bearer`. */
   authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
+  /**
+   * The largest request body read, in bytes; a longer one is refused with 413 (reading stops
+   * there). Default 4 MiB (4194304).
+   */
+  maxBodyBytes?: number | undefined;
+  /** The most messages one JSON-RPC batch (2025-03-26) may hold; more gets 400. Default 50. */
+  maxBatchSize?: number | undefined;
+  /** How many messages of one batch are answered at once. Default 8. */
+  maxBatchConcurrency?: number | undefined;
 }
 
 const EXPOSED_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
@@ -42,6 +52,7 @@ const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protoc
 
 /** Serves `tools` as an MCP server at whatever path the returned function is mounted on. */
 export function mcpHandler(options: McpHandlerOptions): (request: Request) => Promise<Response> {
+  const limits = handlerLimits(options);
   const dispatch = createDispatcher(options);
   const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;
   const logger = options.logger ?? silentLogger;
@@ -110,10 +121,14 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     // One response in the format the client asked for (cors read when it is sent).
     const reply = (r: JsonRpcResponse) => (format === "sse" ? sseResponse(sseEvent(r), cors) : jsonResponse(200, r, cors));
 
-    // 4. The body.
+    // 4. The body, read no further than maxBodyBytes.
+    const text = await readBodyWithin(request, limits.maxBodyBytes);
+    if (text === undefined) {
+      return errorResponse(413, failure(null, INVALID_REQUEST, `Payload too large: the body is longer than ${limits.maxBodyBytes} bytes`), cors);
+    }
     let body: unknown;
     try {
-      body = JSON.parse(await request.text());
+      body = JSON.parse(text);
     } catch {
       return errorResponse(400, failure(null, PARSE_ERROR, "Parse error: the body is not JSON"), cors);
     }
@@ -157,8 +172,11 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
         return errorResponse(400, failure(null, INVALID_REQUEST, `Invalid Request: protocol revision ${version} does not allow JSON-RPC batches`), cors);
       }
       if (body.length === 0) return errorResponse(400, failure(null, INVALID_REQUEST, "Invalid Request: empty batch"), cors);
+      if (body.length > limits.maxBatchSize) {
+        return errorResponse(400, failure(null, INVALID_REQUEST, `Invalid Request: a batch of ${body.length} messages is more than the ${limits.maxBatchSize} this server takes`), cors);
+      }
       batch = true;
-      const answers = await Promise.all(body.map((item) => answer(dispatch, item, ctx, true)));
+      const answers = await mapBounded(body, limits.maxBatchConcurrency, (item) => answer(dispatch, item, ctx, true));
       responses = answers.filter((r): r is JsonRpcResponse => r !== undefined);
     } else {
       const c = classify(body);
