@@ -123,7 +123,7 @@ describe("mcpTools transport", () => {
     });
     const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
     expect(tools.map((t) => [t.name, t.description, t.parameters])).toEqual([
-      ["no_schema", "", { type: "object" }],
+      ["no_schema", "no_schema", { type: "object" }], // no description or title: its name (every tool sent has one)
       ["draft7", "Only a title", { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string" } } }],
     ]);
   });
