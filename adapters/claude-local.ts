@@ -16,6 +16,7 @@
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
 import { abortReason, InvalidOptionsError } from "../src/errors.js";
+import { checkOptions } from "../src/options.js";
 import type { Provider } from "../src/provider.js";
 import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./claude-local/output.js";
 import { runProcess, spawner } from "./claude-local/process.js";
@@ -33,6 +34,7 @@ export interface ClaudeLocalProvider extends Provider {
 
 /** A Provider that runs the local Claude Code CLI in print mode. It has no tools. */
 export function claudeLocal(options: ClaudeLocalOptions = {}): ClaudeLocalProvider {
+  checkOptions("claudeLocal()", options, "command model cwd timeout env extraArgs");
   const command = options.command ?? "claude";
   if (options.timeout !== undefined && !(options.timeout > 0)) {
     throw new InvalidOptionsError(`claudeLocal: timeout must be a positive number of ms, got ${options.timeout}`);

@@ -9,7 +9,8 @@ import { describeValue, InvalidOptionsError } from "../src/errors.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
 import { postJSON, postSSE } from "../src/http.js";
-import { httpSettings, trimSlash, type ProviderOptions } from "../src/provider-options.js";
+import { checkOptions } from "../src/options.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../src/provider-options.js";
 import { isBrowser } from "../src/runtime.js";
 import { requireApiKey } from "../src/api-key.js";
 import type { CacheSetting } from "./claude/cache.js";
@@ -64,6 +65,7 @@ export interface ClaudeProvider extends Provider {
 }
 
 export function claude(options: ClaudeOptions): ClaudeProvider {
+  checkOptions("claude()", options, `${PROVIDER_OPTIONS} maxTokens temperature topP topK stopSequences thinking anthropicVersion structuredOutput cache`);
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new InvalidOptionsError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
   }

@@ -3,7 +3,8 @@
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
 import { InvalidOptionsError, ProviderError } from "../src/errors.js";
 import { postJSON, postSSE } from "../src/http.js";
-import { httpSettings, trimSlash, type ProviderOptions } from "../src/provider-options.js";
+import { checkOptions } from "../src/options.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../src/provider-options.js";
 import { readGoogleError } from "./gemini/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import { addUsage, emptyUsage } from "../src/messages.js";
@@ -57,6 +58,8 @@ export interface GeminiProvider extends Provider {
 }
 
 export function gemini(options: GeminiOptions): GeminiProvider {
+  checkOptions("gemini()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature topP topK stopSequences thinking`);
+  checkOptions("gemini() thinking", options?.thinking, "budget includeThoughts level");
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new InvalidOptionsError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
   }

@@ -6,7 +6,8 @@
 // (an option could not choose: a bundler cannot drop code that data selects).
 import { InvalidOptionsError, UnsupportedSchemaError } from "../src/errors.js";
 import { postJSON, postSSE } from "../src/http.js";
-import { httpSettings, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
+import { checkOptions } from "../src/options.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
 import { readOpenAIError } from "./openai/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
@@ -121,6 +122,8 @@ export interface OpenAIProvider extends Provider {
 
 /** OpenAI's Responses API. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
+  checkOptions("openai()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict api reasoning store parallelToolCalls`);
+  checkOptions("openai() reasoning", options?.reasoning, "effort summary");
   // Checked first (a program written for 0.1 may also lack the key): the old `api: "chat"` must
   // fail loudly and name its replacement, not send to /responses.
   if (options?.api !== undefined && options.api !== "responses") {
@@ -143,6 +146,8 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
 
 /** OpenAI's Chat Completions API. */
 export function openaiChat(options: OpenAIChatOptions): OpenAIProvider {
+  checkOptions("openaiChat()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict reasoning parallelToolCalls`);
+  checkOptions("openaiChat() reasoning", options?.reasoning, "effort");
   const base = openaiBase("openaiChat", options);
   return openaiProvider(options, chatEndpoint(base, {
     model: options.model,
@@ -183,6 +188,10 @@ function openaiProvider(options: OpenAIAccountOptions, endpoint: Endpoint): Open
 
 /** Any server that speaks Chat Completions at {baseURL}/chat/completions. */
 export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvider {
+  checkOptions("openaiCompatible()", options, `${PROVIDER_OPTIONS} name maxOutputTokens temperature reasoning parallelToolCalls compat`);
+  checkOptions("openaiCompatible() reasoning", options?.reasoning, "effort");
+  // A misspelt capability would quietly leave a field in (or out of) every request.
+  checkOptions("openaiCompatible() compat", options?.compat, "parallelToolCalls streamOptions strict developerRole maxCompletionTokens vision files");
   if (!options || typeof options.baseURL !== "string" || options.baseURL === "") {
     throw new InvalidOptionsError("openaiCompatible() needs a baseURL, e.g. http://localhost:11434/v1");
   }

@@ -11,6 +11,7 @@ import * as v from "valibot";
 import { isToolloopError, type ProviderError } from "../src/errors.js";
 import { requireApiKey } from "../src/api-key.js";
 import { postJSON, readCommonError, type ErrorDetails, type FetchFn } from "../src/http.js";
+import { checkOptions } from "../src/options.js";
 import { httpSettings, trimSlash } from "../src/provider-options.js";
 import { isRecord, labelText } from "../src/values.js";
 import { tool, type Tool } from "../src/tool.js";
@@ -77,6 +78,11 @@ const input = v.object({
 
 /** The `tavily_search` tool: searches the web through Tavily's REST API. */
 export function tavilySearch(options: TavilySearchOptions): Tool {
+  checkOptions(
+    "tavilySearch()",
+    options,
+    "apiKey baseURL maxResults searchDepth topic includeAnswer maxSnippetLength maxRetries fetch headers dangerouslyAllowBrowser",
+  );
   const { apiKey } = options;
   // Always needed: the key travels as the Bearer token this tool sets itself.
   requireApiKey({ apiKey }, { factory: "tavilySearch", defaultBaseURL: DEFAULT_BASE_URL, env: ["TAVILY_API_KEY"] });

@@ -6,6 +6,7 @@ import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
 import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./history.js";
+import { checkOptions } from "./options.js";
 import { silentLogger, type Logger } from "./log.js";
 import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
@@ -97,6 +98,11 @@ export function createClient(options: ClientOptions): Client {
   if (typeof options !== "object" || options === null) {
     throw new InvalidOptionsError("createClient() takes an options object with a provider, e.g. createClient({ provider: claude({ apiKey, model }) })");
   }
+  checkOptions(
+    "createClient()",
+    options,
+    "provider systemPrompt maxSteps parallelTools maxParallelTools logger tools history maxRetries idleTimeout maxToolOutput finalAnswerOnMaxSteps pricing compaction tracer suspension toolChoice prepareStep onStepFinish stopWhen",
+  );
   const { provider } = options;
   if (!provider || typeof provider.generate !== "function") {
     throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiChat(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
@@ -156,6 +162,7 @@ export function createClient(options: ClientOptions): Client {
   /** One run of the loop; the caller holds the client (see serial). */
   const runOnce = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
+    if (call) checkOptions("the options of chat(), ask(), stream(), run()", call, "signal maxSteps toolChoice system decisions");
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
     const message = prompt === undefined ? undefined : checkPrompt(prompt);

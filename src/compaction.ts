@@ -4,6 +4,7 @@
 // it works the same on every provider and through fallback(), and the history stays the
 // neutral, portable one a later request (or another provider) can read.
 import { abortReason, InvalidOptionsError } from "./errors.js";
+import { checkOptions } from "./options.js";
 import { addUsage, emptyUsage, type Message, type Usage } from "./messages.js";
 import type { LoopConfig, RunOptions } from "./loop.js";
 import type { Provider } from "./provider.js";
@@ -37,6 +38,7 @@ export interface Compaction {
 }
 
 export function compaction(options: CompactionOptions): Compaction {
+  checkOptions("compaction()", options, "maxInputTokens keepRecent");
   // Checked here, where the options are written, not at the first long run.
   if (!(options?.maxInputTokens > 0) || !Number.isInteger(options.keepRecent ?? 4) || (options.keepRecent ?? 4) < 0) {
     throw new InvalidOptionsError("compaction: maxInputTokens must be > 0 and keepRecent a whole number >= 0");

@@ -2,6 +2,9 @@
 // output arrives as a decision ({ callId, output }): a tool in the user's browser while the
 // loop runs on a server, a person, another service.
 import { InvalidToolError } from "./errors.js";
+import { schemaProblem } from "./json-schema.js";
+import { checkOptions } from "./options.js";
+import { checkDescription } from "./registry.js";
 import { isSchemaInput, toJSONSchema, type JSONSchema, type SchemaInput } from "./schema.js";
 import type { Tool } from "./tool.js";
 
@@ -13,9 +16,15 @@ export interface ExternalToolOptions {
 }
 
 export function externalTool(options: ExternalToolOptions): Tool {
+  checkOptions("externalTool()", options, "name description input");
   const { input } = options;
-  // Nothing is validated here (the loop never runs it); a raw JSON Schema is sent as it is.
-  const parameters: JSONSchema = isSchemaInput(input) ? toJSONSchema(input, options.name) : { ...input };
+  checkDescription(options.name, options.description);
+  // Nothing is validated here (the loop never runs it); a raw JSON Schema is sent as it is,
+  // so it is checked against the meta-schema first, as jsonTool()'s is.
+  const raw = !isSchemaInput(input);
+  const parameters: JSONSchema = raw ? { ...input } : toJSONSchema(input, options.name);
+  const problem = raw && schemaProblem(parameters);
+  if (problem) throw new InvalidToolError(`tool "${options.name}": \`input\` is not a valid JSON Schema: ${problem}`);
   delete parameters.$schema;
   if (parameters.type !== "object") throw new InvalidToolError(`tool "${options.name}": the input schema must describe an object`);
   return {

@@ -4,7 +4,8 @@
 import { Validator } from "@cfworker/json-schema";
 import type { ValidationIssue } from "./errors.js";
 import type { JSONSchema, StandardJSONSchemaLike } from "./schema.js";
-import { unescapePointerToken } from "./schema-walk.js";
+import { escapePointerToken, findInSchema, unescapePointerToken } from "./schema-walk.js";
+import { isRecord } from "./values.js";
 
 /** A raw JSON Schema (draft-07 / 2020-12) usable wherever a schema is taken: tool(), ask(). */
 export function jsonSchema<T = unknown>(schema: JSONSchema): StandardJSONSchemaLike<T> {
@@ -44,4 +45,67 @@ export function jsonSchemaValidator(json: JSONSchema): (value: unknown) => { ok:
 
 function pointerPath(pointer: string): string[] {
   return pointer === "/" ? [] : pointer.split("/").slice(1).map(unescapePointerToken);
+}
+
+const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
+
+// What a keyword's value must be, after the JSON Schema 2020-12 meta-schema (draft-07's tuple
+// `items` and `definitions` too). A hand-written check rather than validating against the
+// meta-schema itself: @cfworker/json-schema has no $dynamicRef, which the 2020-12
+// meta-schema recurses through, and the check names the keyword and what it takes.
+const RULES: [test: (v: unknown) => boolean, what: string, keywords: string][] = [
+  [isSubschema, "a schema (an object or a boolean)", "additionalItems additionalProperties unevaluatedItems unevaluatedProperties propertyNames contains not if then else contentSchema"],
+  [(v) => isSubschema(v) || (Array.isArray(v) && v.every(isSubschema)), "a schema (an object or a boolean)", "items"],
+  [(v) => isRecord(v) && Object.values(v).every(isSubschema), "an object whose values are schemas", "properties patternProperties $defs definitions dependentSchemas"],
+  [(v) => Array.isArray(v) && v.length > 0 && v.every(isSubschema), "a non-empty array of schemas", "allOf anyOf oneOf prefixItems"],
+  [(v) => Number.isFinite(v), "a number", "minimum maximum exclusiveMinimum exclusiveMaximum"],
+  [(v) => (v as number) > 0 && Number.isFinite(v), "a number above 0", "multipleOf"],
+  [(v) => Number.isInteger(v) && (v as number) >= 0, "a whole number, 0 or more", "minLength maxLength minItems maxItems minProperties maxProperties minContains maxContains"],
+  [(v) => typeof v == "string", "a string", "title description format $id $ref $anchor $dynamicRef $dynamicAnchor $comment contentMediaType contentEncoding"],
+  [(v) => typeof v == "boolean", "true or false", "uniqueItems readOnly writeOnly deprecated"],
+  [Array.isArray, "an array", "enum examples"],
+  [isNameList, "an array of distinct property names", "required"],
+  [(v) => isRecord(v) && Object.values(v).every(isNameList), "an object whose values are arrays of distinct property names", "dependentRequired"],
+  [isPattern, "a regular expression (ECMA-262, as a string)", "pattern"],
+  [(v) => isType(v) || (Array.isArray(v) && v.length > 0 && v.every(isType) && new Set(v).size == v.length), `one of ${TYPES.join(", ")}, or an array of distinct ones`, "type"],
+];
+
+/**
+ * The first place where `schema` breaks the JSON Schema meta-schema ("/properties/city/type:
+ * ..."), or undefined. Catches what would otherwise reach the provider as it is (a misspelt
+ * type, `required: "city"`) and fail there, or quietly loosen what the model may send.
+ */
+export function schemaProblem(schema: unknown): string | undefined {
+  return findInSchema(schema, (node, path) => {
+    for (const [test, what, keywords] of RULES) {
+      for (const key of keywords.split(" ")) {
+        if (key in node && !test(node[key])) return `${path}/${escapePointerToken(key)} must be ${what}, got ${JSON.stringify(node[key])?.slice(0, 80)}`;
+      }
+    }
+    for (const key of isRecord(node.patternProperties) ? Object.keys(node.patternProperties) : []) {
+      if (!isPattern(key)) return `${path}/patternProperties: ${JSON.stringify(key)} is not a regular expression`;
+    }
+    return undefined;
+  });
+}
+
+function isSubschema(v: unknown): boolean {
+  return typeof v == "boolean" || isRecord(v);
+}
+
+function isNameList(v: unknown): boolean {
+  return Array.isArray(v) && v.every((x) => typeof x == "string") && new Set(v).size == v.length;
+}
+
+function isType(v: unknown): boolean {
+  return TYPES.includes(v as string);
+}
+
+/** Compiled as the validator compiles it (with the u flag); no code is generated. */
+function isPattern(v: unknown): boolean {
+  try {
+    return typeof v == "string" && !!new RegExp(v, "u");
+  } catch {
+    return false;
+  }
 }

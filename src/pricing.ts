@@ -2,6 +2,7 @@
 // parts of inputTokens and reasoning is part of outputTokens on every provider, so the
 // bill is the uncached input, the cache reads and writes, and the output at their rates.
 import { InvalidOptionsError } from "./errors.js";
+import { checkOptions } from "./options.js";
 import type { Usage } from "./messages.js";
 import type { Provider } from "./provider.js";
 import { wrap } from "./wrap.js";
@@ -22,6 +23,8 @@ export function usageCost(u: Usage, p: Pricing): number {
 
 /** The provider with `usage.cost` on every response (the loop sums it per run like the token counts). */
 export function priced(provider: Provider, p: Pricing): Provider {
+  // A misspelt rate (cacheReads) would quietly bill cache reads at the input rate.
+  checkOptions("pricing", p, "input output cacheRead cacheWrite");
   if (![p.input, p.output, p.cacheRead ?? 0, p.cacheWrite ?? 0].every((v) => typeof v == "number" && v >= 0 && v < Infinity)) {
     throw new InvalidOptionsError("pricing: input, output (and cacheRead, cacheWrite) must be non-negative USD per million tokens");
   }

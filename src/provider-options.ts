@@ -28,6 +28,9 @@ export interface ProviderOptions {
   dangerouslyAllowBrowser?: boolean | undefined;
 }
 
+/** The keys of ProviderOptions, for each factory's checkOptions list (src/options.ts). */
+export const PROVIDER_OPTIONS = "apiKey model baseURL fetch headers maxRetries idleTimeout dangerouslyAllowBrowser";
+
 /** What one request may change, and what the adapter adds (its vendor's error-body reader). */
 export interface RequestOverrides {
   maxRetries?: number | undefined;

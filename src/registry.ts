@@ -26,6 +26,7 @@ export function createRegistry(tools: readonly Tool[]): Registry {
       throw new InvalidToolError("setTools expects Tool objects (name, description, parameters, call)");
     }
     if (typeof t.name !== "string" || !NAME.test(t.name)) throw new InvalidToolNameError(String(t.name));
+    checkDescription(t.name, t.description);
     // 0, a negative number or NaN would silently mean no timeout at all.
     const ms = t.timeout;
     if (ms !== undefined && !(typeof ms == "number" && ms > 0 && ms < Infinity)) throw new InvalidToolError(`tool "${t.name}": timeout must be a positive number of ms`);
@@ -41,9 +42,20 @@ export function createRegistry(tools: readonly Tool[]): Registry {
     // Tool input is an object by contract; a schema served without `type` (MCP servers may) says
     // so explicitly for the providers that require it. The Tool keeps its schema as given.
     const p = t.parameters;
-    specs.push({ name: key, description: t.description ?? "", parameters: p && p.type === undefined ? { type: "object", ...p } : p });
+    specs.push({ name: key, description: t.description, parameters: p && p.type === undefined ? { type: "object", ...p } : p });
   }
   return { tools: map, specs, webSearch };
+}
+
+/**
+ * The model picks a tool by its description: one without a description (or a blank one)
+ * would be sent without one, and called at random or never. tool(), jsonTool() and
+ * externalTool() check it when the tool is built, setTools for hand-written tools.
+ */
+export function checkDescription(name: string, description: unknown): void {
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new InvalidToolError(`tool "${name}" needs a description: a sentence or two the model reads to know what the tool does and when to call it, e.g. description: "Current temperature for a city."`);
+  }
 }
 
 /**

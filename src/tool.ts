@@ -7,7 +7,9 @@ import { parseJSONArguments } from "./clean-json.js";
 import { FailedUnmarshalInputError, InvalidToolError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { ContentPart } from "./messages.js";
-import { jsonSchema } from "./json-schema.js";
+import { jsonSchema, schemaProblem } from "./json-schema.js";
+import { checkOptions } from "./options.js";
+import { checkDescription } from "./registry.js";
 import { compileValidator, isSchemaInput, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn } from "./schema.js";
 
 /** What a handler asks the person (or app) for; the run suspends until it is answered. */
@@ -88,6 +90,7 @@ export interface ToolOptions<S extends SchemaInput, O = unknown> {
 /** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
 export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S, O>): Tool<Infer<S>, Awaited<O>> {
   if (typeof options !== "object" || options === null) throw new InvalidToolError("tool() takes { name, description, input, run }");
+  checkOptions("tool()", options, "name description input run timeout needsApproval");
   if (!isSchemaInput(options.input)) {
     throw new InvalidToolError(
       `tool "${String(options.name)}" needs \`input\`: a valibot schema (v.object({...})) or a Standard Schema; for a raw JSON Schema use jsonTool({ parameters })`,
@@ -111,10 +114,14 @@ export interface JsonToolOptions {
 /** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
 export function jsonTool(options: JsonToolOptions): Tool {
   if (typeof options !== "object" || options === null) throw new InvalidToolError("jsonTool() takes { name, description, parameters, run }");
+  checkOptions("jsonTool()", options, "name description parameters run timeout needsApproval");
   const { parameters } = options;
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
     throw new InvalidToolError(`tool "${String(options.name)}" needs \`parameters\`: a JSON Schema object such as { type: "object", properties: {...} }`);
   }
+  // A raw schema reaches the provider as written: a misspelt type would fail there, or loosen it.
+  const problem = schemaProblem(parameters);
+  if (problem) throw new InvalidToolError(`tool "${String(options.name)}": \`parameters\` is not a valid JSON Schema: ${problem}`);
   const input = jsonSchema(parameters);
   return build(options, toJSONSchema(input, String(options.name)), input);
 }
@@ -131,6 +138,7 @@ interface BuildOptions {
 /** The Tool for `parameters` (sent to the model), validated by `typed`. */
 function build({ name, description, run, timeout, needsApproval }: BuildOptions, parameters: JSONSchema, typed: SchemaInput): Tool {
   if (typeof name !== "string" || name === "") throw new InvalidToolError("a tool needs a name");
+  checkDescription(name, description);
   if (typeof run !== "function") throw new InvalidToolError(`tool "${name}" needs a run function`);
   if (parameters.type !== "object") {
     throw new InvalidToolError(`tool "${name}": the input schema must describe an object (got type ${JSON.stringify(parameters.type)})`);

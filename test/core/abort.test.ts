@@ -12,7 +12,7 @@ function waitingTool(quick: number[]) {
   const seen = new Map<number, ToolContext>();
   const t = tool({
     name: "work",
-    description: "",
+    description: "A test tool.",
     input: v.object({ n: v.number() }),
     run: async ({ n }, ctx) => {
       seen.set(n, ctx);
@@ -152,7 +152,7 @@ describe("abort around the model call", () => {
 
   it("an abort that lands after the step's tools finished keeps their results and makes no further model call", async () => {
     const controller = new AbortController();
-    const t = tool({ name: "work", description: "", input: v.object({}), run: () => "done" });
+    const t = tool({ name: "work", description: "A test tool.", input: v.object({}), run: () => "done" });
     // The logger hears "tool result" after the call settled, before the next request.
     const logger = {
       debug() {},
@@ -175,7 +175,7 @@ describe("abort around the model call", () => {
     const controller = new AbortController();
     const t = tool({
       name: "work",
-      description: "",
+      description: "A test tool.",
       input: v.object({}),
       run: () => {
         controller.abort();

@@ -79,7 +79,7 @@ describe("ask()", () => {
   });
 
   it("can use tools before answering", async () => {
-    const lookup = tool({ name: "lookup", description: "", input: v.object({}), run: () => "score is 4" });
+    const lookup = tool({ name: "lookup", description: "A test tool.", input: v.object({}), run: () => "score is 4" });
     const provider = scriptedProvider([{ toolCalls: [{ name: "lookup" }] }, '{"title":"T","score":4,"tags":[]}']);
     const client = createClient({ provider, tools: [lookup] });
     expect(await client.ask("Report?", Report)).toEqual({ title: "T", score: 4, tags: [] });

@@ -36,7 +36,7 @@ describe("cleanJSON", () => {
     let ran = false;
     const t = tool({
       name: "t",
-      description: "",
+      description: "A test tool.",
       input: v.object({ a: v.number() }),
       run: () => {
         ran = true;

@@ -10,7 +10,7 @@ function concurrencyProbe(hold: (n: number) => number = () => 5) {
   const probe = { active: 0, max: 0, started: [] as number[], finished: [] as number[], contexts: [] as ToolContext[] };
   const t = tool({
     name: "probe",
-    description: "",
+    description: "A test tool.",
     input: v.object({ n: v.number() }),
     run: async ({ n }, ctx) => {
       probe.contexts.push(ctx);
@@ -125,7 +125,7 @@ describe("execute: per-tool timeout", () => {
     let seen: unknown;
     const slow = tool({
       name: "slow",
-      description: "",
+      description: "A test tool.",
       input: v.object({}),
       timeout: 20,
       run: async (_input, ctx) => {
@@ -149,7 +149,7 @@ describe("execute: per-tool timeout", () => {
     let finishLater!: () => void;
     const stubborn = tool({
       name: "stubborn",
-      description: "",
+      description: "A test tool.",
       input: v.object({}),
       timeout: 10,
       run: () => new Promise<string>((r) => (finishLater = () => r("late"))),
@@ -164,7 +164,7 @@ describe("execute: per-tool timeout", () => {
   });
 
   it("does not time out a call that finishes in time", async () => {
-    const quick = tool({ name: "quick", description: "", input: v.object({}), timeout: 60_000, run: () => "fast" });
+    const quick = tool({ name: "quick", description: "A test tool.", input: v.object({}), timeout: 60_000, run: () => "fast" });
     const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "quick" }] }, "ok"]), tools: [quick] });
     await client.chat("go");
     expect((client.history[2] as ToolMessage).results[0]).toMatchObject({ output: "fast", isError: false });
@@ -172,7 +172,7 @@ describe("execute: per-tool timeout", () => {
 });
 
 describe("execute: maxToolOutput", () => {
-  const big = (size: number) => tool({ name: "big", description: "", input: v.object({}), run: () => "x".repeat(size) });
+  const big = (size: number) => tool({ name: "big", description: "A test tool.", input: v.object({}), run: () => "x".repeat(size) });
 
   it("truncates a longer result and says how much was cut", async () => {
     const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "big" }] }, "ok"]), tools: [big(25)], maxToolOutput: 10 });
@@ -187,8 +187,8 @@ describe("execute: maxToolOutput", () => {
   });
 
   it("caps a thrown error's message (and a panic's) the same way, inside JSON that stays valid", async () => {
-    const throws = tool({ name: "big", description: "", input: v.object({}), run: () => Promise.reject(new Error("e".repeat(50_000))) });
-    const panics = { name: "panics", description: "", parameters: { type: "object" }, call: () => Promise.reject("p".repeat(50_000)) };
+    const throws = tool({ name: "big", description: "A test tool.", input: v.object({}), run: () => Promise.reject(new Error("e".repeat(50_000))) });
+    const panics = { name: "panics", description: "A test tool.", parameters: { type: "object" }, call: () => Promise.reject("p".repeat(50_000)) };
     const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "big" }, { name: "panics" }] }, "ok"]), tools: [throws, panics], maxToolOutput: 1000 });
     await client.chat("go");
     for (const r of (client.history[2] as ToolMessage).results) {

@@ -5,7 +5,7 @@ import { createClient, isToolloopError, tool, type AssistantMessage, type Messag
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";
 
-const ping = (run = vi.fn(() => "pong")) => ({ run, tool: tool({ name: "ping", description: "", input: v.object({}), run }) });
+const ping = (run = vi.fn(() => "pong")) => ({ run, tool: tool({ name: "ping", description: "A test tool.", input: v.object({}), run }) });
 const forever = () => scriptedProvider([{ toolCalls: [{ name: "ping" }] }], { onExhausted: "repeat-last" });
 
 describe("the ReAct loop", () => {

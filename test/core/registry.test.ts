@@ -59,7 +59,7 @@ describe("registry: names", () => {
   it.each(["", "has space", "dots.not.allowed", "ünïcode", "a".repeat(65), "slash/name", "semi;colon"])(
     "throws InvalidToolNameError for %j",
     (name) => {
-      const t: Tool = { name, description: "", parameters: { type: "object" }, call: async () => "" };
+      const t: Tool = { name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" };
       const err = thrown(() => createClient({ provider: scriptedProvider([]) }).setTools([t]));
       expect(isToolloopError(err, "invalid_tool_name")).toBe(true);
       expect((err as { toolName: string }).toolName).toBe(name);
@@ -67,7 +67,7 @@ describe("registry: names", () => {
   );
 
   it.each(["a", "A-b_C-9", "x".repeat(64), "123"])("accepts the valid name %j", (name) => {
-    const t: Tool = { name, description: "", parameters: { type: "object" }, call: async () => "" };
+    const t: Tool = { name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" };
     expect(() => createClient({ provider: scriptedProvider([]) }).setTools([t])).not.toThrow();
   });
 
@@ -90,7 +90,7 @@ describe("registry: web_search", () => {
 
   it("treats any tool named web_search (in any case) as the native search marker", async () => {
     const provider = scriptedProvider(["done"]);
-    const client = createClient({ provider, tools: [jsonTool({ name: "Web_Search", description: "", parameters: { type: "object" }, run: () => "" })] });
+    const client = createClient({ provider, tools: [jsonTool({ name: "Web_Search", description: "A test tool.", parameters: { type: "object" }, run: () => "" })] });
     await client.chat("news?");
     expect(provider.requests[0]!.webSearch).toBe(true);
     expect(provider.requests[0]!.tools).toEqual([]);
@@ -170,7 +170,7 @@ describe("a tool's timeout and a hand-written tool's output", () => {
   });
 
   it("a hand-written tool that resolves to something other than a string is JSON-encoded, as tool()'s values are", async () => {
-    const returns = (name: string, value: unknown): Tool => ({ name, description: "", parameters: { type: "object" }, call: async () => value as string });
+    const returns = (name: string, value: unknown): Tool => ({ name, description: "A test tool.", parameters: { type: "object" }, call: async () => value as string });
     const provider = scriptedProvider([{ toolCalls: [{ name: "obj" }, { name: "undef" }, { name: "num" }] }, "ok"]);
     const client = createClient({ provider, tools: [returns("obj", { a: 1 }), returns("undef", undefined), returns("num", 5)] });
     await client.chat("go");

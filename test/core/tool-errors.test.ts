@@ -59,7 +59,7 @@ describe("schema-invalid arguments", () => {
     const { FailedUnmarshalInputError } = await import("../../src/index.js");
     const raw: Tool = {
       name: "raw",
-      description: "",
+      description: "A test tool.",
       parameters: { type: "object", properties: { q: { type: "string" } } },
       call: async () => {
         throw new FailedUnmarshalInputError("bad q", [{ path: "/q", message: "must be a string" }]);
@@ -126,7 +126,7 @@ describe("handler errors", () => {
   it("a synchronous throw from a hand-written Tool.call becomes an error result", async () => {
     const raw: Tool = {
       name: "sync_thrower",
-      description: "",
+      description: "A test tool.",
       parameters: { type: "object" },
       call: ((_input: string) => {
         throw new Error("thrown before any promise");
@@ -137,7 +137,7 @@ describe("handler errors", () => {
   });
 
   it("a hand-written Tool.call resolving to a non-string is stringified", async () => {
-    const raw: Tool = { name: "num", description: "", parameters: { type: "object" }, call: (async () => 7) as unknown as Tool["call"] };
+    const raw: Tool = { name: "num", description: "A test tool.", parameters: { type: "object" }, call: (async () => 7) as unknown as Tool["call"] };
     const { result } = await callOnce(raw, {});
     expect(result).toMatchObject({ output: "7", isError: false });
   });
@@ -153,17 +153,17 @@ describe("handler errors", () => {
 
   it("the unknown-tool answer lists every registered tool", async () => {
     const provider = scriptedProvider([{ toolCalls: [{ name: "nope", id: "c1" }] }, "final"]);
-    const mk = (name: string) => tool({ name, description: "", input: v.object({}), run: () => "" });
+    const mk = (name: string) => tool({ name, description: "A test tool.", input: v.object({}), run: () => "" });
     const client = createClient({ provider, tools: [mk("Alpha"), mk("beta")] });
     await client.chat("go");
     expect((client.history[2] as ToolMessage).results[0]!.output).toBe('{"error":"unknown tool \\"nope\\"; available tools: alpha, beta"}');
   });
 
   it("one failing call does not spoil the others of the same step", async () => {
-    const ok = tool({ name: "ok", description: "", input: v.object({}), run: () => "fine" });
+    const ok = tool({ name: "ok", description: "A test tool.", input: v.object({}), run: () => "fine" });
     const bad = tool({
       name: "bad",
-      description: "",
+      description: "A test tool.",
       input: v.object({}),
       run: () => {
         throw new Error("broken");

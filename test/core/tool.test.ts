@@ -69,10 +69,10 @@ describe("tool(): schema", () => {
   });
 
   it("refuses an input schema that does not describe an object", () => {
-    expect(() => tool({ name: "t", description: "", input: v.string(), run: () => "" })).toThrow(
+    expect(() => tool({ name: "t", description: "A test tool.", input: v.string(), run: () => "" })).toThrow(
       expect.objectContaining({ code: "invalid_tool" }),
     );
-    expect(() => jsonTool({ name: "t", description: "", parameters: { type: "array" }, run: () => "" })).toThrow(
+    expect(() => jsonTool({ name: "t", description: "A test tool.", parameters: { type: "array" }, run: () => "" })).toThrow(
       expect.objectContaining({ code: "invalid_tool" }),
     );
   });
@@ -80,7 +80,7 @@ describe("tool(): schema", () => {
 
 describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", () => {
   const echo = (run: (input: { city: string }, ctx: ToolContext) => unknown): Tool =>
-    tool({ name: "echo", description: "", input: v.object({ city: v.string() }), run });
+    tool({ name: "echo", description: "A test tool.", input: v.object({ city: v.string() }), run });
 
   it("cleans fenced arguments, validates them and hands the typed value and context to run", async () => {
     const run = vi.fn((input: { city: string }) => `city=${input.city}`);
@@ -167,7 +167,7 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
 
   it('treats "" as {} (no arguments) for a tool whose fields are all optional', async () => {
     const run = vi.fn((input: unknown) => input);
-    const t = tool({ name: "noargs", description: "", input: v.object({ verbose: v.optional(v.boolean()) }), run });
+    const t = tool({ name: "noargs", description: "A test tool.", input: v.object({ verbose: v.optional(v.boolean()) }), run });
     expect(await t.call("", ctx())).toBe("{}");
     expect(run).toHaveBeenCalledWith({}, expect.anything());
   });
@@ -176,7 +176,7 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
     const run = vi.fn((input: { city: string }) => input.city);
     const t = tool({
       name: "upper",
-      description: "",
+      description: "A test tool.",
       input: v.object({
         city: v.pipe(
           v.string(),
@@ -194,7 +194,7 @@ describe("tool(): call = cleanJSON -> JSON.parse -> validate -> run -> string", 
   });
 
   it("keeps a per-tool timeout on the Tool", () => {
-    expect(tool({ name: "t", description: "", input: v.object({}), run: () => "", timeout: 250 }).timeout).toBe(250);
-    expect(tool({ name: "t", description: "", input: v.object({}), run: () => "" })).not.toHaveProperty("timeout");
+    expect(tool({ name: "t", description: "A test tool.", input: v.object({}), run: () => "", timeout: 250 }).timeout).toBe(250);
+    expect(tool({ name: "t", description: "A test tool.", input: v.object({}), run: () => "" })).not.toHaveProperty("timeout");
   });
 });

@@ -33,7 +33,7 @@ function probes() {
   };
   const typed = tool({
     name: "forecast",
-    description: "",
+    description: "A test tool.",
     input: v.object({
       city: v.pipe(v.string(), v.minLength(1)),
       days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(14))),
@@ -43,7 +43,7 @@ function probes() {
   });
   const raw = jsonTool({
     name: "forecast_raw",
-    description: "",
+    description: "A test tool.",
     parameters: {
       type: "object",
       properties: {

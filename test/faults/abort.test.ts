@@ -153,7 +153,7 @@ describe.each(ROWS)("$label: abort", (row) => {
 
   it("in the middle of a stream after a tool step: completed steps stay, the history is valid", async () => {
     const seen: string[] = [];
-    const echo = tool({ name: "echo", description: "", input: v.object({ n: v.number() }), run: ({ n }) => (seen.push(String(n)), `echo ${n}`) });
+    const echo = tool({ name: "echo", description: "A test tool.", input: v.object({ n: v.number() }), run: ({ n }) => (seen.push(String(n)), `echo ${n}`) });
     const m = await start(row, [{ toolCalls: [{ id: "call_e1", name: "echo", input: { n: 7 } }] }, { text: "next ok" }]);
     const client = createClient({ provider: row.provider(m), tools: [echo] });
     const controller = new AbortController();

@@ -48,7 +48,7 @@ describe("deep nesting", () => {
 
   it("a tool refuses 10,000-deep arguments with FailedUnmarshalInputError, its handler never runs", async () => {
     let ran = false;
-    const t = jsonTool({ name: "t", description: "", parameters: recursive, run: () => ((ran = true), "ok") });
+    const t = jsonTool({ name: "t", description: "A test tool.", parameters: recursive, run: () => ((ran = true), "ok") });
     for (const text of [`{"tree": ${deepArray(N)}}`, deepObject(N)]) {
       const err = await t.call(text, ctx).then(
         () => undefined,
@@ -62,7 +62,7 @@ describe("deep nesting", () => {
 
   it("just past the limit is refused; at the limit a recursive schema still validates and the handler runs", async () => {
     const got: unknown[] = [];
-    const t = jsonTool({ name: "t", description: "", parameters: recursive, run: (x) => (got.push(x), "ok") });
+    const t = jsonTool({ name: "t", description: "A test tool.", parameters: recursive, run: (x) => (got.push(x), "ok") });
     const atLimit = `{"tree": ${deepArray(MAX_ARGUMENT_DEPTH - 1)}}`;
     await expect(t.call(atLimit, ctx)).resolves.toBe("ok");
     expect(got).toHaveLength(1);
@@ -73,7 +73,7 @@ describe("deep nesting", () => {
   it("a valibot tool with a recursive lazy schema: refused past the limit, no RangeError", async () => {
     type Node = Node[];
     const NodeSchema: v.GenericSchema<Node> = v.array(v.lazy(() => NodeSchema));
-    const t = tool({ name: "t", description: "", input: v.object({ tree: NodeSchema }), run: () => "ok" });
+    const t = tool({ name: "t", description: "A test tool.", input: v.object({ tree: NodeSchema }), run: () => "ok" });
     await expect(t.call(`{"tree": ${deepArray(N)}}`, ctx)).rejects.toMatchObject({ code: "failed_unmarshal_input" });
     await expect(t.call(`{"tree": ${deepArray(50)}}`, ctx)).resolves.toBe("ok");
   });

@@ -38,7 +38,7 @@ async function savedMidRun(row: Row, mode: Mode): Promise<{ saved: string; mock:
     tools: [
       tool({
         name: "check",
-        description: "",
+        description: "A test tool.",
         input: v.object({ n: v.number() }),
         run: () => {
           saved ??= JSON.stringify(client.history);
@@ -115,7 +115,7 @@ describe("a history moves between providers", () => {
       script: [{ text: "", toolCalls: [{ id: "call_x1", name: "check", input: { n: 1 } }] }, { text: "first done" }],
     });
     mocks.push(a);
-    const check = tool({ name: "check", description: "", input: v.object({ n: v.number() }), run: ({ n }) => `checked ${n}` });
+    const check = tool({ name: "check", description: "A test tool.", input: v.object({ n: v.number() }), run: ({ n }) => `checked ${n}` });
     const first = createClient({ provider: from.provider(a), tools: [check] });
     await expect(first.chat("check")).resolves.toBe("first done");
     const saved = JSON.stringify(first.history);

@@ -108,14 +108,14 @@ describe.each(EVERY.map((rm) => ({ name: label(rm), rm })))("$name: model misbeh
     const got: Record<string, unknown>[] = [];
     const raw = jsonTool({
       name: "raw_lookup",
-      description: "",
+      description: "A test tool.",
       parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
       run: (input) => (got.push(input), "ok"),
     });
     const typed: unknown[] = [];
-    const valibot = tool({ name: "typed_lookup", description: "", input: v.object({ city: v.string() }), run: (input) => (typed.push(input), "ok") });
+    const valibot = tool({ name: "typed_lookup", description: "A test tool.", input: v.object({ city: v.string() }), run: (input) => (typed.push(input), "ok") });
     const loose: unknown[] = [];
-    const looseTool = tool({ name: "loose_lookup", description: "", input: v.looseObject({ city: v.string() }), run: (input) => (loose.push(input), "ok") });
+    const looseTool = tool({ name: "loose_lookup", description: "A test tool.", input: v.looseObject({ city: v.string() }), run: (input) => (loose.push(input), "ok") });
     const { client } = await runWithReply(
       row,
       mode,
@@ -179,7 +179,7 @@ describe.each(EVERY.map((rm) => ({ name: label(rm), rm })))("$name: model misbeh
       const n = 10_000;
       const deep = shape === "array" ? "[".repeat(n) + "]".repeat(n) : '{"a":'.repeat(n) + "1" + "}".repeat(n);
       const r = recorder();
-      const anything = jsonTool({ name: "anything", description: "", parameters: { type: "object" }, run: (x) => (r.got.push(x), "ok") });
+      const anything = jsonTool({ name: "anything", description: "A test tool.", parameters: { type: "object" }, run: (x) => (r.got.push(x), "ok") });
       const json = shape === "array" ? deep : `{"tree": ${deep}}`;
       const { client, m } = await runWithReply(row, mode, [{ id: "call_d1", name: "anything", args: { json } }], [anything]);
       // Arguments as text (OpenAI) or as an object inside the response (Claude, Gemini): on
@@ -273,7 +273,7 @@ describe("prototype keys on the adapters' own argument paths", () => {
       // unit is optional: strict mode sends it required-but-nullable, and the adapter strips the null again
       const t = jsonTool({
         name: "weather",
-        description: "",
+        description: "A test tool.",
         parameters: { type: "object", properties: { city: { type: "string" }, unit: { type: "string" } }, required: ["city"] },
         run: (input) => (got.push(input), "ok"),
       });
@@ -316,7 +316,7 @@ describe("prototype keys on the adapters' own argument paths", () => {
       m.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": "call_v1", "name": "lookup", "args": {"__proto__": {"polluted": "yes", "admin": true}, "constructor": {"prototype": {"polluted": "yes"}}, "city": "Paris"}}}]}, "finishReason": "STOP", "index": 0}]}' });
     }
     const got: Record<string, unknown>[] = [];
-    const t = jsonTool({ name: "lookup", description: "", parameters: { type: "object", properties: { city: { type: "string" } } }, run: (i) => (got.push(i), "ok") });
+    const t = jsonTool({ name: "lookup", description: "A test tool.", parameters: { type: "object", properties: { city: { type: "string" } } }, run: (i) => (got.push(i), "ok") });
     const client = createClient({ provider: row.provider(m), tools: [t] });
     await expect(drive(client, "go", mode)).resolves.toBe("final answer");
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);

@@ -200,7 +200,7 @@ describe.each(ROWS)("$label: network and stream faults", (row) => {
       });
       const probe = tool({
         name: "probe",
-        description: "",
+        description: "A test tool.",
         input: v.object({ n: v.number() }),
         run: () => {
           dead = true;

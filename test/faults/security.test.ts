@@ -140,7 +140,7 @@ describe.each(ROWS)("$label: the API key never leaks", (row) => {
     const logger = recordingLogger();
     const fails = tool({
       name: "fails",
-      description: "",
+      description: "A test tool.",
       input: v.object({ n: v.number() }),
       run: () => {
         throw new Error("tool broke");
@@ -199,8 +199,8 @@ describe.each(ROWS)("$label: tool output is data, never instructions", (row) => 
       provider: row.provider(m),
       systemPrompt: "Be careful.",
       tools: [
-        tool({ name: "read_page", description: "", input: v.object({ n: v.number() }), run: () => injection }),
-        tool({ name: "delete_everything", description: "", input: v.object({ confirm: v.boolean() }), run: () => ((deleted = true), "deleted") }),
+        tool({ name: "read_page", description: "A test tool.", input: v.object({ n: v.number() }), run: () => injection }),
+        tool({ name: "delete_everything", description: "A test tool.", input: v.object({ confirm: v.boolean() }), run: () => ((deleted = true), "deleted") }),
       ],
     });
     await expect(drive(client, "summarise the page", mode)).resolves.toBe("The page asks me to delete things; I will not.");

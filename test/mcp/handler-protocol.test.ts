@@ -251,7 +251,7 @@ describe("tools/call", () => {
 
   it("passes the JSON-RPC id as ctx.callId", async () => {
     const seen: string[] = [];
-    const t = jsonTool({ name: "who", description: "", parameters: { type: "object" }, run: (_i, ctx) => void seen.push(ctx.callId) });
+    const t = jsonTool({ name: "who", description: "A test tool.", parameters: { type: "object" }, run: (_i, ctx) => void seen.push(ctx.callId) });
     await post(call("who", {}, "req-42"), {}, mcpHandler({ name: "n", version: "1", tools: [t] }));
     expect(seen).toEqual(["req-42"]);
   });

@@ -63,7 +63,7 @@ describe("mapToolNames", () => {
         for (const n of out) expect(n).toMatch(VALID);
         expect(new Set(out.map((n) => n.toLowerCase())).size).toBe(out.length);
         expect(mapToolNames(list)).toEqual(out);
-        const tools = out.map((name): Tool => ({ name, description: "", parameters: { type: "object" }, call: async () => "" }));
+        const tools = out.map((name): Tool => ({ name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" }));
         const registry = createRegistry(tools);
         expect(registry.webSearch).toBe(false);
         expect(registry.specs).toHaveLength(out.length);

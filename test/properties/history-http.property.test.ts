@@ -156,17 +156,17 @@ describe.each(ROWS)("$label: history invariant over HTTP (property)", (row) => {
         };
         const input = v.object({ n: v.number() });
         const tools = [
-          tool({ name: "ok", description: "", input, run: ({ n }) => (started(), `ok ${n}`) }),
+          tool({ name: "ok", description: "A test tool.", input, run: ({ n }) => (started(), `ok ${n}`) }),
           tool({
             name: "throws",
-            description: "",
+            description: "A test tool.",
             input,
             run: () => {
               started();
               throw new Error("tool failed");
             },
           }),
-          tool({ name: "waits", description: "", input, run: (_i, ctx) => (started(), waits(ctx.signal)) }),
+          tool({ name: "waits", description: "A test tool.", input, run: (_i, ctx) => (started(), waits(ctx.signal)) }),
         ];
         const client = createClient({ provider: h.provider(), tools, ...cfg });
 

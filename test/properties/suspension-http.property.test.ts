@@ -162,21 +162,21 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
         const once = (ctx: { callId: string }) => void runs.set(ctx.callId, (runs.get(ctx.callId) ?? 0) + 1);
         const input = v.object({ n: v.number() });
         const tools = [
-          tool({ name: "ok", description: "", input, run: ({ n }, ctx) => (once(ctx), `ok ${n}`) }),
-          tool({ name: "approve", description: "", input, needsApproval: true, run: ({ n }, ctx) => (once(ctx), `approved ${n}`) }),
+          tool({ name: "ok", description: "A test tool.", input, run: ({ n }, ctx) => (once(ctx), `ok ${n}`) }),
+          tool({ name: "approve", description: "A test tool.", input, needsApproval: true, run: ({ n }, ctx) => (once(ctx), `approved ${n}`) }),
           tool({
             name: "ask",
-            description: "",
+            description: "A test tool.",
             input,
             run: async ({ n }, ctx) => {
               const a = (await ctx.requestInput!({ message: `which for ${n}?`, schema: v.object({ pick: v.string() }) })) as { pick: string };
               return `picked ${a.pick}`;
             },
           }),
-          externalTool({ name: "external", description: "", input }),
+          externalTool({ name: "external", description: "A test tool.", input }),
           tool({
             name: "throws",
-            description: "",
+            description: "A test tool.",
             input,
             run: (_i, ctx) => {
               once(ctx);

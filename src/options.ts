@@ -1,0 +1,54 @@
+// Plain JavaScript passes any key: `claude({ baseUrl })` would quietly send to the vendor
+// instead of the proxy, `maxStep` would quietly mean the default. Every factory names the
+// keys it takes and refuses any other, with the known key it most likely meant.
+import { InvalidOptionsError } from "./errors.js";
+
+/** The words of a space-separated list, as a union type. */
+type Words<S extends string> = S extends `${infer H} ${infer T}` ? H | Words<T> : S;
+
+/**
+ * `known` must list exactly the keys of `T` (checked by the compiler, so a new option cannot
+ * be forgotten here): the error names what is missing or extra.
+ */
+type Exactly<K extends string, T> = [Exclude<keyof T & string, Words<K>>] extends [never]
+  ? [Exclude<Words<K>, keyof T>] extends [never]
+    ? K
+    : { notAnOption: Exclude<Words<K>, keyof T> }
+  : { missing: Exclude<keyof T & string, Words<K>> };
+
+/**
+ * Throws InvalidOptionsError for a key of `options` that `known` (space-separated) does not
+ * list, whatever its value: a misspelt key set to an unset variable would fail later, when
+ * the variable is set. Known keys may be `undefined`, as every option may. Options that are
+ * not an object pass (the factory's own checks refuse them with their own message).
+ */
+export function checkOptions<T, K extends string>(what: string, options: T, known: K & Exactly<K, NonNullable<T>>): void {
+  const keys = known.split(" ");
+  for (const key of Object.keys(Object(options))) {
+    if (keys.includes(key)) continue;
+    const near = nearest(key, keys);
+    throw new InvalidOptionsError(`${what}: unknown option \`${key}\`${near ? `; did you mean \`${near}\`?` : ` (it takes ${keys.join(", ")})`}`);
+  }
+}
+
+/** The known key spelt alike ignoring case, else the one within 2 edits (lower-cased), if any. */
+function nearest(key: string, keys: string[]): string | undefined {
+  let best: string | undefined;
+  let min = 3;
+  for (const k of keys) {
+    const d = distance(key.toLowerCase(), k.toLowerCase());
+    if (d < min) [best, min] = [k, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance, one row at a time. */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 0; i < a.length; i++) {
+    const row = [i + 1];
+    for (let j = 0; j < b.length; j++) row.push(Math.min(prev[j + 1]! + 1, row[j]! + 1, prev[j]! + (a[i] === b[j] ? 0 : 1)));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
