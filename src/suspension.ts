@@ -11,6 +11,7 @@ import { cap, capParts, executeCalls, failed, runOne, type ExecuteOptions, type 
 import { checkParts, type PendingCheck } from "./history.js";
 import { jsonWithin, MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH } from "./json-depth.js";
 import { formatIssues } from "./issues.js";
+import { checkOptions } from "./options.js";
 import { askingWith, thrownText } from "./invoke.js";
 import { plainResult, toolResultEvent, tryParse, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepGate, type StepResult } from "./loop.js";
 import { CANCELLED_OUTPUT, emptyUsage, renderParts, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolCall, type ToolResult } from "./messages.js";
@@ -126,6 +127,8 @@ function signer(options: SuspensionOptions | undefined): Signer | undefined {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new InvalidOptionsError("suspension() takes { secret } or { unsigned: true }");
   }
+  // A misspelt key (`secrte`) is named, rather than read as "no secret".
+  checkOptions("suspension()", options, "secret unsigned");
   const { secret, unsigned } = (options ?? {}) as { secret?: unknown; unsigned?: unknown };
   if (unsigned === true) {
     if (secret !== undefined) throw new InvalidOptionsError("suspension() got both a secret and unsigned: true: keep the one you mean");
@@ -328,7 +331,7 @@ async function applyDecisions(
     const { call, result } = w;
     const { kind, answers, approved } = result.pending;
     if (sign && !same(result.pending.signature, await sign(call, result.pending, history, w.at - 1))) {
-      refuse("the call is unsigned, changed, signed with another secret, or moved from another conversation");
+      refuse("the call is unsigned, changed, or signed with another secret (or in another conversation)");
     }
     const answer = (r: Omit<ToolResult, "callId" | "name">) => done.set(id, { callId: id, name: result.name, ...r });
     // A call that runs on resume runs with the client's tools; one that only prepareStep gave

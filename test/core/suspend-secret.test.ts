@@ -96,6 +96,11 @@ describe("suspension() needs a secret, or { unsigned: true } said out loud", () 
     expect((thrown({ secret: short }) as Error).message).toContain("an HMAC CryptoKey of 8 bits");
   });
 
+  it("names a misspelt key instead of reading it as no secret", () => {
+    expect(thrown({ secrte: SECRET })).toMatchObject({ code: "invalid_options", message: expect.stringContaining("did you mean `secret`?") });
+    expect(thrown({ signingSecret: SECRET })).toMatchObject({ code: "invalid_options", message: expect.stringContaining("signingSecret") });
+  });
+
   it("refuses both at once, and an unsigned that is not true", () => {
     expect((thrown({ secret: SECRET, unsigned: true }) as Error).message).toContain("both a secret and unsigned: true");
     expect(isToolloopError(thrown({ unsigned: "yes" }), "invalid_options")).toBe(true);

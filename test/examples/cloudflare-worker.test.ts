@@ -37,7 +37,7 @@ beforeAll(async () => {
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     durableObjects: { [config.binding!]: config.className! },
-    bindings: { ANTHROPIC_API_KEY: "sk-ant-test", PROVIDER_BASE_URL: mock.url, MODEL: "claude-test-model", DECISION_SECRET: "test-decision-secret" },
+    bindings: { ANTHROPIC_API_KEY: "sk-ant-test", PROVIDER_BASE_URL: mock.url, MODEL: "claude-test-model", DECISION_SECRET: "test-decision-secret-of-32-characters" },
   });
 }, 60_000);
 
