@@ -48,7 +48,7 @@ export interface ClientOptions extends StepOptions {
   /** OpenTelemetry GenAI spans: `tracing(tracer)` around any tracer with OpenTelemetry's startSpan shape. */
   tracer?: TracingLayer | undefined;
   /**
-   * `suspension({ secret? })`: lets runs wait for approvals (needsApproval), answers
+   * `suspension({ secret })` (or `{ unsigned: true }`): lets runs wait for approvals (needsApproval), answers
    * (ctx.requestInput) and external tools, and resume with decisions. Without it a client ships
    * none of that code, and tools that would wait are refused.
    */

@@ -1,6 +1,6 @@
 // suspension(): the code behind runs that wait for a decision — needsApproval, externalTool(),
 // ctx.requestInput and resuming with decisions. A client gets it only through
-// createClient({ suspension: suspension() }), so an agent that never suspends ships none of it.
+// createClient({ suspension: suspension({ secret }) }), so an agent that never suspends ships none of it.
 //
 // The suspended state is the history itself: a tool message whose results wait (`pending`).
 // Decisions are checked as one batch before anything is applied, so a bad batch changes
