@@ -7,6 +7,7 @@
 // (envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
 import { silentLogger } from "../../src/log.js";
+import { checkOptions } from "../../src/options.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "./http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
 import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
@@ -52,6 +53,7 @@ const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protoc
 
 /** Serves `tools` as an MCP server at whatever path the returned function is mounted on. */
 export function mcpHandler(options: McpHandlerOptions): (request: Request) => Promise<Response> {
+  checkOptions("mcpHandler()", options, "name version tools instructions cache requestStateSecret logger allowedOrigins legacyElicitation authorize maxBodyBytes maxBatchSize maxBatchConcurrency");
   const limits = handlerLimits(options);
   const dispatch = createDispatcher(options);
   const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;

@@ -9,6 +9,7 @@
 import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import { jsonSchema, jsonSchemaValidator } from "../../src/json-schema.js";
+import { checkOptions } from "../../src/options.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { redact } from "../../src/secrets.js";
 import type { JSONSchema, ValidateFn } from "../../src/schema.js";
@@ -63,6 +64,7 @@ const MAX_SCHEMA_DEPTH = MAX_ARGUMENT_DEPTH;
 
 /** Connects to an MCP server over Streamable HTTP and resolves with its tools. */
 export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
+  checkOptions("mcpTools()", options, "url headers fetch clientInfo signal timeout logger");
   const session = createSession({
     url: String(options.url),
     headers: options.headers ?? {},
