@@ -9,7 +9,7 @@ import { readChunks, readText, sleep } from "./body.js";
 import { describeError } from "./describe-error.js";
 import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "./errors.js";
 import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "./json-depth.js";
-import { isRetryableAnswer, isRetryableBodyFailure, permissionGrant, retryAfter, retryDelay } from "./retry.js";
+import { isRetryableAnswer, isRetryableBodyFailure, retryAfter, retryDelay } from "./retry.js";
 import { isRecord, labelText } from "./values.js";
 
 /** One SSE event as postSSE hands it on (the name third-party adapters already use). */
@@ -166,8 +166,12 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       if (req.signal?.aborted || isAbortError(err)) throw req.signal ? abortReason(req.signal) : err;
       // A typed answer onOk gave up on (a 200 that is not JSON, an idle body) is final, not a network error.
       if (err instanceof ToolloopError) throw err;
-      const grant = permissionGrant(err, req.url);
-      if (grant) throw new ConnectionError(http.provider, `${describeError(err)}: ${grant}`, { cause: err });
+      // Deno without --allow-net for the host (NotCapable; PermissionDenied before Deno 2, known
+      // by name, so no Deno types): refused again however often it is sent, so thrown at once
+      // with the grant that lets it through (the host read past any credentials in the URL).
+      if (/^(NotCapable|PermissionDenied)$/.test((err as Error)?.name)) {
+        throw new ConnectionError(http.provider, `${describeError(err)}: run Deno with --allow-net=${/\/\/(?:[^/?#]*@)?([^/?#]*)/.exec(req.url)?.[1]}`, { cause: err });
+      }
       failure = new ConnectionError(http.provider, `request failed: ${describeError(err)}`, { cause: err });
     }
     const wait = retryDelay(failure, attempt, http.maxRetries, hinted);

@@ -5,8 +5,8 @@
 // status usually clears (408, 409, 429, 5xx, 529) unless the vendor's error body says no
 // retry can help (an adapter's error reader sets `retryable: false`, e.g. OpenAI's
 // insufficient_quota); a request that got no answer (ConnectionError), unless the runtime's
-// permissions refused it (permissionGrant); a body that broke before any of it was handed
-// out. The wait is the server's hint (Retry-After, retry-after-ms, or the vendor's body,
+// permissions refused it (Deno without --allow-net, see http.ts); a body that broke before
+// any of it was handed out. The wait is the server's hint (Retry-After, retry-after-ms, or the vendor's body,
 // e.g. Google's RetryInfo) or exponential backoff; a hint beyond MAX_RETRY_AFTER_MS means
 // "not soon", so the error is thrown at once.
 //
@@ -58,18 +58,6 @@ export function retryAfter(headers: Headers): number | undefined {
   if (Number.isFinite(s) && s >= 0) return s * 1000;
   const date = Date.parse(h);
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
-}
-
-/**
- * For a request the runtime's permissions refused, the grant that lets it through: Deno
- * without --allow-net for the host rejects fetch with NotCapable (PermissionDenied before
- * Deno 2). Known by the error's name, so no Deno types are needed. Never retried: it would be
- * refused again every time, after the whole backoff. The host is read past any credentials
- * in the URL, which must not reach the message.
- */
-export function permissionGrant(err: unknown, url: string): string | undefined {
-  const name = (err as { name?: unknown } | null | undefined)?.name;
-  if (name === "NotCapable" || name === "PermissionDenied") return `run Deno with --allow-net=${/^\w+:\/\/(?:[^/?#]*@)?([^/?#]*)/.exec(url)?.[1] ?? "<host>"}`;
 }
 
 /** 0.5 s, 1 s, 2 s ... capped at 8 s, with up to 25% jitter down so clients spread out. */

@@ -4,7 +4,6 @@
 // here a fetch throws the same-named errors, so every provider row is covered in Node.
 import { describe, expect, it } from "vitest";
 import { createClient, isToolloopError } from "../../src/index.js";
-import { permissionGrant } from "../../src/retry.js";
 import { ROWS } from "./rows.js";
 import { drive, MODES, rejection } from "./support.js";
 
@@ -36,25 +35,34 @@ describe.each(ROWS)("$label: a request the runtime's permissions refuse", (row) 
   });
 });
 
-describe("permissionGrant", () => {
-  it("knows Deno's two names, and nothing else", () => {
-    const named = (name: string) => Object.assign(new Error("x"), { name });
-    expect(permissionGrant(named("NotCapable"), "https://api.anthropic.com/v1/messages")).toBe("run Deno with --allow-net=api.anthropic.com");
-    expect(permissionGrant(named("PermissionDenied"), "http://localhost:11434/v1/chat/completions")).toBe("run Deno with --allow-net=localhost:11434");
-    expect(permissionGrant(named("PermissionDenied"), "not a url")).toBe("run Deno with --allow-net=<host>");
-    expect(permissionGrant(named("NotCapable"), "https://user:pa@ss@proxy.test:8443/v1?k=s")).toBe("run Deno with --allow-net=proxy.test:8443");
-    expect(permissionGrant(new TypeError("fetch failed"), "https://api.anthropic.com")).toBeUndefined();
-    expect(permissionGrant("NotCapable", "https://api.anthropic.com")).toBeUndefined();
-    expect(permissionGrant(named("NotCapable"), "https://api.test?next=a@b")).toBe("run Deno with --allow-net=api.test");
-    expect(permissionGrant(null, "https://api.anthropic.com")).toBeUndefined();
+describe("what counts as a permission refusal", () => {
+  /** The error a fetch throws, and the attempts it took, with maxRetries 1. */
+  async function attempt(thrown: unknown, url = "https://api.anthropic.com/v1") {
+    let calls = 0;
+    const fetch = async (): Promise<Response> => {
+      calls++;
+      throw thrown;
+    };
+    const client = createClient({ provider: ROWS[0]!.provider({ url }, { fetch, maxRetries: 1 }) });
+    const err = await rejection(client.chat("hello"));
+    expect(isToolloopError(err, "connection_error")).toBe(true);
+    return { err, calls };
+  }
+  const named = (name: string) => Object.assign(new Error("Requires net access"), { name });
+
+  it("Deno's two names fail at once; any other failure is retried", async () => {
+    expect((await attempt(named("NotCapable"))).calls).toBe(1);
+    expect((await attempt(named("PermissionDenied"))).calls).toBe(1);
+    expect((await attempt(new TypeError("fetch failed"))).calls).toBe(2);
+    expect((await attempt("NotCapable")).calls).toBe(2);
+    expect((await attempt(null)).calls).toBe(2);
   });
 
-  it("the URL's credentials and query never reach the message", async () => {
-    const counter = refusingFetch("PermissionDenied");
-    const row = ROWS[0]!;
-    const client = createClient({ provider: row.provider({ url: "https://user:pass@proxy.example.test/v1?token=SECRET" }, { fetch: counter.fetch, maxRetries: 0 }) });
-    const err = await rejection(client.chat("hello"));
-    expect(err.message).toContain("--allow-net=proxy.example.test");
-    expect(err.message).not.toMatch(/pass|SECRET/);
+  it("the host is read past the URL's credentials, which never reach the message", async () => {
+    const { err } = await attempt(named("NotCapable"), "https://user:pa@ss@proxy.example.test:8443/v1?token=SECRET");
+    expect(err.message).toContain("run Deno with --allow-net=proxy.example.test:8443");
+    expect(err.message).not.toMatch(/user|pa@ss|SECRET/);
+    const q = await attempt(named("NotCapable"), "https://api.example.test/v1?next=a@b");
+    expect(q.err.message).toContain("--allow-net=api.example.test");
   });
 });
