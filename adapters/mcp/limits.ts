@@ -11,7 +11,7 @@ export interface HandlerLimits {
 }
 
 /** The defaults: far above any real MCP message or batch, far below what would hurt a server. */
-export const DEFAULT_LIMITS: HandlerLimits = { maxBodyBytes: 4 * 1024 * 1024, maxBatchSize: 50, maxBatchConcurrency: 8 };
+const DEFAULT_LIMITS: HandlerLimits = { maxBodyBytes: 4 * 1024 * 1024, maxBatchSize: 50, maxBatchConcurrency: 8 };
 
 /** The limits `options` sets, defaults for the rest; a value that is not a positive integer is refused. */
 export function handlerLimits(options: Partial<Record<keyof HandlerLimits, unknown>>): HandlerLimits {
