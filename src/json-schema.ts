@@ -52,12 +52,14 @@ const TYPES = ["string", "number", "integer", "boolean", "object", "array", "nul
 // What a keyword's value must be, after the JSON Schema 2020-12 meta-schema (draft-07's tuple
 // `items` and `definitions` too). A hand-written check rather than validating against the
 // meta-schema itself: @cfworker/json-schema has no $dynamicRef, which the 2020-12
-// meta-schema recurses through, and the check names the keyword and what it takes.
-const RULES: [test: (v: unknown) => boolean, what: string, keywords: string][] = [
-  [isSubschema, "a schema (an object or a boolean)", "additionalItems additionalProperties unevaluatedItems unevaluatedProperties propertyNames contains not if then else contentSchema"],
-  [(v) => isSubschema(v) || (Array.isArray(v) && v.every(isSubschema)), "a schema (an object or a boolean)", "items"],
-  [(v) => isRecord(v) && Object.values(v).every(isSubschema), "an object whose values are schemas", "properties patternProperties $defs definitions dependentSchemas"],
-  [(v) => Array.isArray(v) && v.length > 0 && v.every(isSubschema), "a non-empty array of schemas", "allOf anyOf oneOf prefixItems"],
+// meta-schema recurses through, and the check names the exact place and what it takes.
+const SCHEMA = "a schema (an object or a boolean)";
+/** [the test, what it takes, the keywords, whether each entry (of a map or list) must be a schema]. */
+const RULES: [test: (v: unknown) => boolean, what: string, keywords: string, entries?: boolean][] = [
+  [isSubschema, SCHEMA, "additionalItems additionalProperties unevaluatedItems unevaluatedProperties propertyNames contains not if then else contentSchema"],
+  [(v) => isSubschema(v) || (Array.isArray(v) && v.every(isSubschema)), `${SCHEMA} or an array of schemas`, "items"],
+  [isRecord, "an object whose values are schemas", "properties patternProperties $defs definitions dependentSchemas", true],
+  [(v) => Array.isArray(v) && v.length > 0, "a non-empty array of schemas", "allOf anyOf oneOf prefixItems", true],
   [(v) => Number.isFinite(v), "a number", "minimum maximum exclusiveMinimum exclusiveMaximum"],
   [(v) => (v as number) > 0 && Number.isFinite(v), "a number above 0", "multipleOf"],
   [(v) => Number.isInteger(v) && (v as number) >= 0, "a whole number, 0 or more", "minLength maxLength minItems maxItems minProperties maxProperties minContains maxContains"],
@@ -71,15 +73,23 @@ const RULES: [test: (v: unknown) => boolean, what: string, keywords: string][] =
 ];
 
 /**
- * The first place where `schema` breaks the JSON Schema meta-schema ("/properties/city/type:
- * ..."), or undefined. Catches what would otherwise reach the provider as it is (a misspelt
- * type, `required: "city"`) and fail there, or quietly loosen what the model may send.
+ * The first place where `schema` breaks the JSON Schema meta-schema ("/properties/city/type
+ * must be ..."), or undefined. Catches what would otherwise reach the provider as it is (a
+ * misspelt type, `required: "city"`) and fail there, or quietly loosen what the model may send.
+ * Stricter in one point: a `pattern` must compile (the validator would throw on every call).
  */
 export function schemaProblem(schema: unknown): string | undefined {
   return findInSchema(schema, (node, path) => {
-    for (const [test, what, keywords] of RULES) {
+    for (const [test, what, keywords, entries] of RULES) {
       for (const key of keywords.split(" ")) {
-        if (key in node && !test(node[key])) return `${path}/${escapePointerToken(key)} must be ${what}, got ${JSON.stringify(node[key])?.slice(0, 80)}`;
+        const value = node[key];
+        if (value === undefined) continue; // as JSON, no keyword at all
+        const at = `${path}/${escapePointerToken(key)}`;
+        if (!test(value)) return `${at} must be ${what}, got ${JSON.stringify(value)?.slice(0, 80)}`;
+        // Each entry of a map or list of subschemas (the walker visits only the objects among them).
+        for (const [name, sub] of entries ? Object.entries(value as object) : []) {
+          if (!isSubschema(sub)) return `${at}/${escapePointerToken(name)} must be ${SCHEMA}, got ${JSON.stringify(sub)?.slice(0, 80)}`;
+        }
       }
     }
     for (const key of isRecord(node.patternProperties) ? Object.keys(node.patternProperties) : []) {
