@@ -15,6 +15,7 @@ import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { checkParamHeaders, classifyEra } from "./envelope.js";
 import { paramHeaders } from "./param-headers.js";
 import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../src/json-depth.js";
 import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {
@@ -130,7 +131,9 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     }
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      // Nesting past MAX_RESPONSE_DEPTH is cut, so no walk below overflows the stack; arguments
+      // that deep are refused as invalid by server.ts either way.
+      body = parseJSONBounded(text, MAX_RESPONSE_DEPTH);
     } catch {
       return errorResponse(400, failure(null, PARSE_ERROR, "Parse error: the body is not JSON"), cors);
     }

@@ -12,6 +12,7 @@ import { askingWith, invokeTool, thrownText } from "../../src/invoke.js";
 import { silentLogger, type Logger } from "../../src/log.js";
 import { createRegistry } from "../../src/registry.js";
 import { jsonSchemaValidator } from "../../src/json-schema.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
 import type { ValidateFn } from "../../src/schema.js";
 import type { Tool } from "../../src/tool.js";
 import { approve, APPROVAL_KEY } from "./approval.js";
@@ -134,6 +135,11 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       return done(textResult(text.join("\n"), true));
     };
 
+    // Arguments nested past what the loop's own tools take (handler.ts parsed them cut at a
+    // depth recursion survives) are refused before a validator or a canonical form walks them.
+    const argsText = JSON.stringify(args);
+    if (nestsDeeperThan(argsText, MAX_ARGUMENT_DEPTH)) return invalid([], `arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+
     let checked: Awaited<ReturnType<ValidateFn>>;
     try {
       checked = await validatorFor(name, tool)(args);
@@ -154,7 +160,6 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       logger.warn("mcp tool error", { tool: name, error: message });
       return done(textResult(message, true));
     };
-    const argsText = JSON.stringify(args);
     // What a requestState and an approval are bound to: equal arguments in any key order.
     const bound = canonicalJson(args);
     const callId = String(req.id);
