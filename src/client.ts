@@ -162,7 +162,7 @@ export function createClient(options: ClientOptions): Client {
   /** One run of the loop; the caller holds the client (see serial). */
   const runOnce = async (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> => {
     if (opts.signal?.aborted) throw abortReason(opts.signal);
-    if (call) checkOptions("the options of chat(), ask(), stream(), run()", call, "signal maxSteps toolChoice system decisions");
+    if (call) checkOptions("per-call options", call, "signal maxSteps toolChoice system decisions");
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
     const message = prompt === undefined ? undefined : checkPrompt(prompt);

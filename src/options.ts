@@ -26,28 +26,23 @@ export function checkOptions<T, K extends string>(what: string, options: T, know
   const keys = known.split(" ");
   for (const key of Object.keys(Object(options))) {
     if (keys.includes(key)) continue;
-    const near = nearest(key, keys);
+    // The known key spelt alike ignoring case (distance 0), else the nearest within 2 edits.
+    let near: string | undefined;
+    let min = 3;
+    for (const k of keys) {
+      const d = distance(key.toLowerCase(), k.toLowerCase());
+      if (d < min) [near, min] = [k, d];
+    }
     throw new InvalidOptionsError(`${what}: unknown option \`${key}\`${near ? `; did you mean \`${near}\`?` : ` (it takes ${keys.join(", ")})`}`);
   }
 }
 
-/** The known key spelt alike ignoring case, else the one within 2 edits (lower-cased), if any. */
-function nearest(key: string, keys: string[]): string | undefined {
-  let best: string | undefined;
-  let min = 3;
-  for (const k of keys) {
-    const d = distance(key.toLowerCase(), k.toLowerCase());
-    if (d < min) [best, min] = [k, d];
-  }
-  return best;
-}
-
 /** Levenshtein distance, one row at a time. */
 function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let prev = [...Array(b.length + 1).keys()];
   for (let i = 0; i < a.length; i++) {
     const row = [i + 1];
-    for (let j = 0; j < b.length; j++) row.push(Math.min(prev[j + 1]! + 1, row[j]! + 1, prev[j]! + (a[i] === b[j] ? 0 : 1)));
+    for (let j = 0; j < b.length; j++) row.push(Math.min(prev[j + 1]! + 1, row[j]! + 1, prev[j]! + +(a[i] != b[j])));
     prev = row;
   }
   return prev[b.length]!;

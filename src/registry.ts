@@ -54,7 +54,7 @@ export function createRegistry(tools: readonly Tool[]): Registry {
  */
 export function checkDescription(name: string, description: unknown): void {
   if (typeof description !== "string" || description.trim() === "") {
-    throw new InvalidToolError(`tool "${name}" needs a description: a sentence or two the model reads to know what the tool does and when to call it, e.g. description: "Current temperature for a city."`);
+    throw new InvalidToolError(`tool "${name}" needs a description: what it does and when to call it, e.g. "Current temperature for a city."`);
   }
 }
 
