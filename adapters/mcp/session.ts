@@ -459,17 +459,28 @@ async function pump(res: Response, feed: (text: string) => void, done: () => boo
   const reader = res.body.getReader();
   const reads = chunkReader(READ, reader, signal);
   const decoder = new TextDecoder();
+  // What the parser throws (an event past its size limit) is final: resuming would replay it.
+  let refused: unknown;
+  const push = (text: string): void => {
+    try {
+      feed(text);
+    } catch (err) {
+      refused = err;
+      throw err;
+    }
+  };
   try {
     for (;;) {
       const chunk = await reads.read();
       if (chunk.done) break;
-      feed(decoder.decode(chunk.value, { stream: true }));
+      push(decoder.decode(chunk.value, { stream: true }));
       if (done()) break;
     }
-    feed(decoder.decode());
+    push(decoder.decode());
     return undefined;
   } catch (err) {
     if (signal?.aborted) throw abortReason(signal);
+    if (refused !== undefined) throw refused;
     return err;
   } finally {
     reads.close();
