@@ -228,7 +228,8 @@ export class StreamError extends ToolloopError {
   constructor(provider: string, message: string, options?: { cause?: unknown; requestId?: string }) {
     super("stream_error", `${provider}: ${message}`, options);
     this.provider = provider;
-    this.requestId = options?.requestId;
+    // A header the server chose, like ProviderError's: redacted the same way.
+    this.requestId = options?.requestId && redact(options.requestId);
   }
 }
 

@@ -89,3 +89,20 @@ describe("errors", () => {
     expect(isToolloopError(domAbort)).toBe(false);
   });
 });
+
+describe("request ids are redacted like messages", () => {
+  it("a StreamError's and a ProviderError's requestId never hold a registered key or a URL's query", async () => {
+    const { registerSecret } = await import("../../src/secrets.js");
+    const owner = {};
+    const key = "sk-test-requestid-secret-0123456789";
+    registerSecret(key, owner);
+    const echoed = `req_1 ${key} https://proxy.example/v1?token=qtok-98765`;
+    const stream = new StreamError("claude", "cut", { requestId: echoed });
+    const provider = new ProviderError({ provider: "claude", status: 500, message: "boom", requestId: echoed } as never);
+    for (const err of [stream, provider]) {
+      expect(err.requestId).toContain("req_1");
+      expect(err.requestId).not.toContain(key);
+      expect(err.requestId).not.toContain("qtok-98765");
+    }
+  });
+});
