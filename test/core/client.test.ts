@@ -6,7 +6,7 @@ import { historyProblems, settle, ticks } from "./helpers.js";
 
 const slow = tool({
   name: "slow",
-  description: "",
+  description: "A test tool.",
   input: v.object({ who: v.string() }),
   run: async ({ who }) => {
     await ticks(20);

@@ -115,11 +115,11 @@ function turnProvider() {
 
 const input = v.object({ ticks: v.number() });
 const tools = [
-  tool({ name: "ok", description: "", input, run: async ({ ticks: n }) => (await ticks(n), "fine") }),
-  tool({ name: "slow", description: "", input, run: async ({ ticks: n }) => (await ticks(n * 3), { slow: true }) }),
+  tool({ name: "ok", description: "A test tool.", input, run: async ({ ticks: n }) => (await ticks(n), "fine") }),
+  tool({ name: "slow", description: "A test tool.", input, run: async ({ ticks: n }) => (await ticks(n * 3), { slow: true }) }),
   tool({
     name: "throw",
-    description: "",
+    description: "A test tool.",
     input,
     run: () => {
       throw new Error("tool failed");
@@ -127,16 +127,16 @@ const tools = [
   }),
   tool({
     name: "panic",
-    description: "",
+    description: "A test tool.",
     input,
     run: () => {
       throw { weird: "value" };
     },
   }),
-  tool({ name: "reject", description: "", input, run: async ({ ticks: n }) => (await ticks(n), Promise.reject(new Error("late failure"))) }),
+  tool({ name: "reject", description: "A test tool.", input, run: async ({ ticks: n }) => (await ticks(n), Promise.reject(new Error("late failure"))) }),
   tool({
     name: "wait",
-    description: "",
+    description: "A test tool.",
     input,
     // waits for the run's abort, or gives up after a while (so a run without abort ends)
     run: async ({ ticks: n }, ctx) => {

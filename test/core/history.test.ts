@@ -4,7 +4,7 @@ import { createClient, isToolloopError, tool, type Message } from "../../src/ind
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, recordingLogger } from "./helpers.js";
 
-const echo = tool({ name: "echo", description: "", input: v.object({ s: v.string() }), run: ({ s }) => ({ echoed: s }) });
+const echo = tool({ name: "echo", description: "A test tool.", input: v.object({ s: v.string() }), run: ({ s }) => ({ echoed: s }) });
 
 function thrown(fn: () => void): unknown {
   try {

@@ -7,10 +7,10 @@ import { scriptedProvider } from "../../src/testing.js";
 import { recordingLogger } from "./helpers.js";
 
 const tools = [
-  tool({ name: "Good", description: "", input: v.object({ q: v.string() }), run: () => "fine" }),
+  tool({ name: "Good", description: "A test tool.", input: v.object({ q: v.string() }), run: () => "fine" }),
   tool({
     name: "bad",
-    description: "",
+    description: "A test tool.",
     input: v.object({}),
     run: () => {
       throw new Error("broken");
@@ -18,7 +18,7 @@ const tools = [
   }),
   tool({
     name: "panicky",
-    description: "",
+    description: "A test tool.",
     input: v.object({}),
     run: () => {
       throw "not an error";

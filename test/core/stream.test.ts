@@ -6,7 +6,7 @@ import { historyProblems, settle } from "./helpers.js";
 
 const weather = tool({
   name: "weather",
-  description: "",
+  description: "A test tool.",
   input: v.object({ city: v.string() }),
   run: ({ city }) => ({ city, celsius: 21 }),
 });

@@ -42,7 +42,7 @@ const CASES: Case[] = [
     name: "throws an Error",
     tool: tool({
       name: "throws",
-      description: "",
+      description: "A test tool.",
       input,
       run: () => {
         throw new Error("disk full");
@@ -55,7 +55,7 @@ const CASES: Case[] = [
   },
   {
     name: "rejects",
-    tool: tool({ name: "rejects", description: "", input, run: async () => Promise.reject(new TypeError("bad state")) }),
+    tool: tool({ name: "rejects", description: "A test tool.", input, run: async () => Promise.reject(new TypeError("bad state")) }),
     output: '{"error":"bad state"}',
     isError: true,
     outcome: "error",
@@ -64,7 +64,7 @@ const CASES: Case[] = [
     name: "throws a non-Error value (a panic)",
     tool: tool({
       name: "panics",
-      description: "",
+      description: "A test tool.",
       input,
       run: () => {
         throw { code: 42, why: "not an Error" };
@@ -79,7 +79,7 @@ const CASES: Case[] = [
     name: "throws a string",
     tool: tool({
       name: "throws_string",
-      description: "",
+      description: "A test tool.",
       input,
       run: () => {
         throw "oops";
@@ -91,14 +91,14 @@ const CASES: Case[] = [
   },
   {
     name: "never settles (per-tool timeout)",
-    tool: tool({ name: "hangs", description: "", input, timeout: 60, run: () => new Promise(() => {}) }),
+    tool: tool({ name: "hangs", description: "A test tool.", input, timeout: 60, run: () => new Promise(() => {}) }),
     output: '{"error":"tool \\"hangs\\" timed out after 60 ms"}',
     isError: true,
     outcome: "timeout",
   },
   {
     name: "returns a circular object",
-    tool: tool({ name: "circular", description: "", input, run: circular }),
+    tool: tool({ name: "circular", description: "A test tool.", input, run: circular }),
     output: (out) => {
       expect(JSON.parse(out)).toEqual({ name: "loop", list: [1, 2, "[Circular]"], self: "[Circular]" });
     },
@@ -107,21 +107,21 @@ const CASES: Case[] = [
   },
   {
     name: "returns a BigInt",
-    tool: tool({ name: "bigint", description: "", input, run: () => ({ big: 12345678901234567890n, plain: 10n }) }),
+    tool: tool({ name: "bigint", description: "A test tool.", input, run: () => ({ big: 12345678901234567890n, plain: 10n }) }),
     output: '{"big":"12345678901234567890","plain":"10"}',
     isError: false,
     outcome: "ok",
   },
   {
     name: "returns undefined",
-    tool: tool({ name: "nothing", description: "", input, run: () => undefined }),
+    tool: tool({ name: "nothing", description: "A test tool.", input, run: () => undefined }),
     output: "null",
     isError: false,
     outcome: "ok",
   },
   {
     name: "returns a huge string (maxToolOutput truncates with a marker)",
-    tool: tool({ name: "huge", description: "", input, run: () => HUGE }),
+    tool: tool({ name: "huge", description: "A test tool.", input, run: () => HUGE }),
     output: `${HUGE.slice(0, 1000)}\n[truncated: ${HUGE.length - 1000} more characters]`,
     isError: false,
     outcome: "ok",
@@ -130,7 +130,7 @@ const CASES: Case[] = [
     name: "a hand-written Tool whose call throws synchronously",
     tool: {
       name: "sync_throw",
-      description: "",
+      description: "A test tool.",
       parameters: { type: "object", properties: {} },
       call: () => {
         throw new RangeError("sync failure");
@@ -197,7 +197,7 @@ describe.each(ROWS)("$label: tool faults", (row) => {
   });
 
   it.each(MODES)("%s: a tool that returns JSON text nested 10,000 deep: the model gets the text, the request stays sendable", async (mode) => {
-    const deep = tool({ name: "deep_text", description: "", input, run: () => DEEP_TEXT });
+    const deep = tool({ name: "deep_text", description: "A test tool.", input, run: () => DEEP_TEXT });
     const m = await row.start({ script: [{ toolCalls: [{ id: "call_d1", name: "deep_text", input: { n: 1 } }] }, { text: "done" }] });
     mock = m;
     const client = createClient({ provider: row.provider(m), tools: [deep] });
@@ -210,7 +210,7 @@ describe.each(ROWS)("$label: tool faults", (row) => {
     let reason: unknown;
     const slow = tool({
       name: "slow",
-      description: "",
+      description: "A test tool.",
       input,
       timeout: 40,
       run: (_i, ctx) =>
