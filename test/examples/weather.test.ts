@@ -16,7 +16,7 @@ beforeAll(() => requireDist());
  * "answer: " when it did not stream. Fails when the answer's text is printed twice.
  */
 function answerOf(lines: string[]): string {
-  const stats = lines.findLastIndex((l) => /^\(\d+ model calls/.test(l));
+  const stats = lines.length - 1 - [...lines].reverse().findIndex((l) => /^\(\d+ model calls/.test(l));
   const last = lines[stats - 1] ?? "";
   const text = last.replace(/^(model|answer): /, "");
   expect(lines.filter((l) => l.includes(text)), "the answer is printed once").toHaveLength(1);
