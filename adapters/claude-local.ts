@@ -15,8 +15,8 @@
 // runtime: Deno.Command in Deno, Bun.spawn in Bun, node:child_process in Node (loaded
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
-import { abortReason, InvalidOptionsError } from "../src/errors.js";
-import { checkOptions } from "../src/options.js";
+import { abortReason } from "../src/errors.js";
+import { checkOptions, numberOption } from "../src/options.js";
 import type { Provider } from "../src/provider.js";
 import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./claude-local/output.js";
 import { runProcess, spawner } from "./claude-local/process.js";
@@ -36,9 +36,7 @@ export interface ClaudeLocalProvider extends Provider {
 export function claudeLocal(options: ClaudeLocalOptions = {}): ClaudeLocalProvider {
   checkOptions("claudeLocal()", options, "command model cwd timeout env extraArgs");
   const command = options.command ?? "claude";
-  if (options.timeout !== undefined && !(options.timeout > 0)) {
-    throw new InvalidOptionsError(`claudeLocal: timeout must be a positive number of ms, got ${options.timeout}`);
-  }
+  numberOption("claudeLocal: timeout", options.timeout, 0, true);
   return {
     name: "claude-local",
     model: options.model,

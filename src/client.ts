@@ -6,7 +6,7 @@ import type { Infer } from "./tool.js";
 import { parseJSONArguments } from "./clean-json.js";
 import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
 import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./history.js";
-import { checkOptions } from "./options.js";
+import { checkOptions, numberOption } from "./options.js";
 import { silentLogger, type Logger } from "./log.js";
 import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop.js";
 import type { ContentPart, Message } from "./messages.js";
@@ -127,6 +127,10 @@ export function createClient(options: ClientOptions): Client {
   let queue: Promise<unknown> = Promise.resolve();
 
   const maxSteps = positiveInt(options.maxSteps, 20, "maxSteps");
+  const maxToolOutput = positiveInt(options.maxToolOutput, DEFAULT_MAX_TOOL_OUTPUT, "maxToolOutput");
+  // Checked here as well as per request, so a typo fails at once rather than at the first call.
+  const maxRetries = numberOption("maxRetries", options.maxRetries, 0);
+  const idleTimeout = numberOption("idleTimeout", options.idleTimeout, 0, true);
   const maxParallel = positiveInt(options.maxParallelTools, 5, "maxParallelTools");
   const config = (call: CallOptions = {}): LoopConfig => ({
     toolChoice: call.toolChoice ?? options.toolChoice,
@@ -140,11 +144,11 @@ export function createClient(options: ClientOptions): Client {
     maxSteps: positiveInt(call.maxSteps, maxSteps, "maxSteps"),
     parallel: options.parallelTools ?? false,
     maxParallel,
-    maxToolOutput: options.maxToolOutput ?? DEFAULT_MAX_TOOL_OUTPUT,
+    maxToolOutput,
     logger: options.logger ?? silentLogger,
     finalAnswerOnMaxSteps: options.finalAnswerOnMaxSteps,
-    maxRetries: options.maxRetries,
-    idleTimeout: options.idleTimeout,
+    maxRetries,
+    idleTimeout,
   });
 
   /** Runs `fn` after every earlier call on this client has settled. */
@@ -168,7 +172,6 @@ export function createClient(options: ClientOptions): Client {
     const message = prompt === undefined ? undefined : checkPrompt(prompt);
     if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions: resuming ${NEEDS_SUSPENSION}`);
     const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
-    const before = history.length;
     if (message) history.push(message);
     let r: RunResult;
     try {
@@ -176,7 +179,8 @@ export function createClient(options: ClientOptions): Client {
     } catch (err) {
       // A prompt the provider refuses before sending anything (a part it cannot take) is taken
       // back, with what it cancelled: otherwise every later call would fail on the same part.
-      if (message && isToolloopError(err, "unsupported_content") && history.length === before + 1) {
+      // (Checked by identity, not length: repairing a history saved mid-run adds results before it.)
+      if (message && isToolloopError(err, "unsupported_content") && history[history.length - 1] === message) {
         history.pop();
         uncancel?.();
       }

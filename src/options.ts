@@ -1,7 +1,7 @@
 // Plain JavaScript passes any key: `claude({ baseUrl })` would quietly send to the vendor
 // instead of the proxy, `maxStep` would quietly mean the default. Every factory names the
 // keys it takes and refuses any other, with the known key it most likely meant.
-import { InvalidOptionsError } from "./errors.js";
+import { describeValue, InvalidOptionsError } from "./errors.js";
 
 /** The words of a space-separated list, as a union type. */
 type Words<S extends string> = S extends `${infer H} ${infer T}` ? H | Words<T> : S;
@@ -46,4 +46,14 @@ function distance(a: string, b: string): number {
     prev = row;
   }
   return prev[b.length]!;
+}
+
+/**
+ * A number option, or undefined when unset: a whole number from `min` up, or (`ms`) any
+ * positive number of milliseconds. Anything else is refused: `maxRetries: "3"` or `-1`
+ * would otherwise quietly mean no retries, `idleTimeout: 0` no protection from a stall.
+ */
+export function numberOption(what: string, value: unknown, min: number, ms?: boolean): number | undefined {
+  if (value === undefined || (typeof value === "number" && (ms ? value > 0 && value < Infinity : Number.isInteger(value) && value >= min))) return value;
+  throw new InvalidOptionsError(`${what} must be ${ms ? "a positive number of ms" : `a whole number, ${min} or more`}, got ${describeValue(value)}`);
 }

@@ -2,6 +2,7 @@
 // from them: the request's overrides applied, the key registered for redaction, and the
 // guard that keeps a real key from leaving a browser page for the vendor's own host.
 import { BrowserKeyError } from "./errors.js";
+import { numberOption } from "./options.js";
 import type { ErrorBodyReader, FetchFn, HttpSettings } from "./http.js";
 import { isBrowser } from "./runtime.js";
 import { registerSecret } from "./secrets.js";
@@ -49,8 +50,8 @@ export function httpSettings(provider: string, options: ProviderOptions, default
   const settings: HttpSettings = {
     provider,
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    maxRetries: overrides.maxRetries ?? options.maxRetries ?? 2,
-    idleTimeout: overrides.idleTimeout ?? options.idleTimeout,
+    maxRetries: numberOption(`${provider}: maxRetries`, overrides.maxRetries ?? options.maxRetries, 0) ?? 2,
+    idleTimeout: numberOption(`${provider}: idleTimeout`, overrides.idleTimeout ?? options.idleTimeout, 0, true),
   };
   if (overrides.readError) settings.readError = overrides.readError;
   // The key stays registered while the options (the provider holding them) or these settings

@@ -186,6 +186,23 @@ describe("a refused prompt loses nothing", () => {
     expect(client.history.map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
+  it("a history saved mid-run (calls without results) and a refused prompt: the prompt is taken back all the same", async () => {
+    const { mock, provider } = await setup([{ text: "fine" }]);
+    const saved: Message[] = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: "", toolCalls: [{ id: "toolu_w", name: "get_weather", arguments: "{}" }] },
+    ];
+    const client = createClient({ provider, history: saved });
+    const err = await client.chat([{ type: "text", text: "look" }, { type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);
+    expect(isToolloopError(err, "unsupported_content")).toBe(true);
+    // The repair (a cancelled result for the cut call) may stay; the refused prompt may not.
+    expect(JSON.stringify(client.history)).not.toContain("image/bmp");
+    expect(client.history.at(-1)?.role).not.toBe("user");
+    expect(mock.requests).toHaveLength(0);
+    expect(await client.chat("hello")).toBe("fine");
+    expect(client.history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+  });
+
   it("a refused or malformed prompt leaves the calls that wait for a decision waiting", async () => {
     const { mock, provider } = await setup([{ toolCalls: [{ name: "pay", input: { eur: 40 } }] }, { text: "paid" }]);
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: () => "ok" });

@@ -147,3 +147,41 @@ describe("numeric options name the value they got", () => {
     expect(describeValue(Infinity)).toBe("Infinity");
   });
 });
+
+describe("number options that would quietly mean less (no retries, no stall guard, no output cap)", () => {
+  const { createClient: make } = { createClient };
+  it.each([
+    ["maxRetries", "3", 'the string "3"'],
+    ["maxRetries", -1, "-1"],
+    ["maxRetries", 1.5, "1.5"],
+    ["idleTimeout", 0, "0"],
+    ["idleTimeout", Number.NaN, "NaN"],
+    ["idleTimeout", "30000", 'the string "30000"'],
+    ["maxToolOutput", 0, "0"],
+    ["maxToolOutput", "100", 'the string "100"'],
+  ])("createClient({ %s: %s }) is InvalidOptionsError at once", (name, value, got) => {
+    const err = thrown(() => make({ provider: scriptedProvider([]), [name]: value } as never));
+    expect(isToolloopError(err, "invalid_options")).toBe(true);
+    expect(err.message).toContain(`${name} must be`);
+    expect(err.message).toContain(`got ${got}`);
+  });
+
+  it.each([
+    ["maxRetries", "2"],
+    ["maxRetries", -1],
+    ["idleTimeout", 0],
+    ["idleTimeout", -5],
+  ])("claude({ %s: %s }) is refused before any request is sent", async (name, value) => {
+    let sent = 0;
+    const provider = claude({ apiKey: "k", model: "m", baseURL: "http://127.0.0.1:1/v1", fetch: async () => (sent++, new Response("{}")), [name]: value } as never);
+    const err = await rejected(createClient({ provider }).chat("hi"));
+    expect(isToolloopError(err, "invalid_options")).toBe(true);
+    expect(err.message).toMatch(new RegExp(`^claude: ${name} must be`));
+    expect(sent).toBe(0);
+  });
+
+  it("0 retries and a whole-number output cap are fine", async () => {
+    const client = createClient({ provider: scriptedProvider(["ok"]), maxRetries: 0, maxToolOutput: 10, idleTimeout: 1500 });
+    expect(await client.chat("hi")).toBe("ok");
+  });
+});
