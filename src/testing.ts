@@ -3,7 +3,8 @@
 import { sleep } from "./body.js";
 import type { ToolCall, Usage } from "./messages.js";
 import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
-import { abortReason, ProviderError } from "./errors.js";
+import { abortReason, InvalidOptionsError, ProviderError } from "./errors.js";
+import { checkOptions } from "./options.js";
 
 /** A scripted tool call; `arguments` is the raw string the "model" sends (objects are JSON-encoded). */
 export interface ScriptedCall {
@@ -35,6 +36,11 @@ export interface ScriptedOptions {
 }
 
 export function scriptedProvider(turns: readonly ScriptedTurn[], options: ScriptedOptions = {}): ScriptedProvider {
+  if (!Array.isArray(turns as unknown)) throw new InvalidOptionsError("scriptedProvider() takes an array of turns, e.g. scriptedProvider([\"Hello!\"])");
+  checkOptions("scriptedProvider()", options, "name onExhausted");
+  if (options.onExhausted !== undefined && options.onExhausted !== "throw" && options.onExhausted !== "repeat-last") {
+    throw new InvalidOptionsError(`scriptedProvider(): onExhausted must be "throw" or "repeat-last", got ${JSON.stringify(options.onExhausted)}`);
+  }
   const requests: RecordedRequest[] = [];
   let next = 0;
   let idSeq = 0;

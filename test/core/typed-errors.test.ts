@@ -185,3 +185,15 @@ describe("number options that would quietly mean less (no retries, no stall guar
     expect(await client.chat("hi")).toBe("ok");
   });
 });
+
+describe("scriptedProvider() options", () => {
+  it.each([
+    ["a misspelt option", () => scriptedProvider(["hi"], { onExhaust: "repeat-last" } as never), /unknown option `onExhaust`; did you mean `onExhausted`\?/],
+    ["an unknown onExhausted value", () => scriptedProvider(["hi"], { onExhausted: "repeat" as never }), /onExhausted must be "throw" or "repeat-last", got "repeat"/],
+    ["turns that are not an array", () => scriptedProvider("hi" as never), /takes an array of turns/],
+  ])("%s is InvalidOptionsError", (_, make, message) => {
+    const err = thrown(make);
+    expect(isToolloopError(err, "invalid_options")).toBe(true);
+    expect(err.message).toMatch(message);
+  });
+});
