@@ -17,8 +17,9 @@ export const FEATURES = {
   tracing: ["src/trace.ts"],
   compaction: ["src/compaction.ts"],
   pricing: ["src/pricing.ts"],
-  "valibot → JSON Schema": ["src/valibot-json-schema.ts"],
-  "SSE parser": ["src/sse.ts"],
+  "valibot → JSON Schema (@valibot/to-json-schema)": ["node_modules/@valibot/to-json-schema/dist/index.mjs"],
+  "SSE parser (eventsource-parser and src/sse.ts)": ["node_modules/eventsource-parser/dist/index.js", "src/sse.ts"],
+  "unknown-option checks": ["src/options.ts"],
   "history checks": ["src/history.ts"],
   "key redaction (secrets)": ["src/secrets.ts"],
   "Claude structured output (ask)": ["adapters/claude/structured-output.ts", "adapters/claude/output-schema.ts"],
@@ -36,6 +37,8 @@ function stub(file) {
   const src = readFileSync(join(repoRoot, file), "utf8");
   const names = new Set();
   for (const m of src.matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)/gm)) names.add(m[1]);
+  // A library's build lists its exports at the end: export { a, b as c };
+  for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm)) for (const part of m[1].split(",")) if (part.trim()) names.add(part.trim().split(/\s+as\s+/).pop());
   return [...names].map((n) => `export const ${n} = undefined;`).join("\n") || "export {};";
 }
 
@@ -43,7 +46,7 @@ const stubbing = (files) => ({
   name: "stub-modules",
   setup(b) {
     const wanted = new Set(files.map((f) => join(repoRoot, f)));
-    b.onLoad({ filter: /\.ts$/ }, (args) => (wanted.has(args.path) ? { contents: stub(args.path.slice(repoRoot.length + 1)), loader: "ts" } : undefined));
+    b.onLoad({ filter: /\.(ts|m?js)$/ }, (args) => (wanted.has(args.path) ? { contents: stub(args.path.slice(repoRoot.length + 1)), loader: "ts" } : undefined));
   },
 });
 
