@@ -59,8 +59,10 @@ export interface AssistantMessage {
 export type PendingKind = "approval" | "input" | "external";
 
 /**
- * Why a tool result is not there yet. Stored in history (plain JSON); `signature` is the
- * HMAC over (callId, name, arguments, kind) when the client has a `secret`.
+ * Why a tool result is not there yet. Stored in history (plain JSON). `signature` is set when
+ * the client has `suspension({ secret })`: an HMAC-SHA-256 over the call (id, name, arguments),
+ * this state (kind, message, schema, answers, approved) and the conversation the call was made
+ * in (see sign.ts). With `suspension({ unsigned: true })` there is none.
  */
 export interface PendingState {
   kind: PendingKind;
