@@ -66,6 +66,7 @@ export interface ClaudeProvider extends Provider {
 
 export function claude(options: ClaudeOptions): ClaudeProvider {
   checkOptions("claude()", options, `${PROVIDER_OPTIONS} maxTokens temperature topP topK stopSequences thinking anthropicVersion structuredOutput cache`);
+  checkOptions("claude() thinking", options?.thinking, "budgetTokens");
   if (!options || typeof options.model !== "string" || options.model === "") {
     throw new InvalidOptionsError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
   }

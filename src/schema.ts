@@ -26,15 +26,17 @@ export interface StandardJSONSchemaLike<Output = unknown> {
   "~standard": {
     validate(value: unknown): StandardResult<Output> | Promise<StandardResult<Output>>;
     /** The library's name ("zod", "valibot", "arktype"). */
-    vendor?: string;
-    jsonSchema?: { input(options: { target: string; libraryOptions?: Record<string, unknown> }): Record<string, unknown> };
-    types?: { input: unknown; output: Output };
+    // Optional members say `| undefined` as well: the libraries declare them so, and a user's
+    // exactOptionalPropertyTypes would otherwise refuse a zod schema that runs fine.
+    vendor?: string | undefined;
+    jsonSchema?: { input(options: { target: string; libraryOptions?: Record<string, unknown> }): Record<string, unknown> } | undefined;
+    types?: { input: unknown; output: Output } | undefined;
   };
 }
 
 type StandardResult<Output> =
   | { value: Output; issues?: undefined }
-  | { issues: readonly { message: string; path?: readonly unknown[] }[] };
+  | { issues: readonly { message: string; path?: readonly unknown[] | undefined }[] };
 
 /** The schema forms tool() and ask() accept. */
 export type SchemaInput = AnyValibot | StandardJSONSchemaLike;

@@ -68,7 +68,7 @@ export interface Tool<Input = unknown, Output = unknown> {
 /** The type a schema validates to (valibot, or Standard Schema with output types). */
 export type Infer<S> = S extends v.GenericSchema | v.GenericSchemaAsync
   ? v.InferOutput<S>
-  : S extends { "~standard": { types?: { output: infer O } } }
+  : S extends { "~standard": { types?: { output: infer O } | undefined } }
     ? O
     : unknown;
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude.js";
 import { claudeLocal } from "../../adapters/claude-local.js";
 import { gemini } from "../../adapters/gemini.js";
-import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
 import { tavilySearch } from "../../adapters/tavily.js";
 import {
@@ -45,6 +45,7 @@ const CASES: [string, string, string, () => unknown][] = [
   ["openaiCompatible() compat", "vison", "vision", () => openaiCompatible(js({ model: "m", baseURL: "http://127.0.0.1:1/v1", compat: { vison: true } }))],
   ["gemini()", "apikey", "apiKey", () => gemini(js({ model: "m", apikey: "k" }))],
   ["gemini() thinking", "includeThought", "includeThoughts", () => gemini(js({ ...KEY, thinking: { includeThought: true } }))],
+  ["claude() thinking", "budgetToken", "budgetTokens", () => claude(js({ ...KEY, thinking: { budgetToken: 2048 } }))],
   ["claudeLocal()", "comand", "command", () => claudeLocal(js({ comand: "claude" }))],
   ["tavilySearch()", "maxResult", "maxResults", () => tavilySearch(js({ apiKey: "tvly-test", maxResult: 3 }))],
   ["mcpTools()", "header", "headers", () => mcpTools(js({ url: "http://127.0.0.1:1/mcp", header: { authorization: "Bearer t" } }))],
