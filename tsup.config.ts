@@ -13,7 +13,7 @@ const entries = Object.fromEntries(
     gemini: "adapters/gemini.ts",
     "claude-local": "adapters/claude-local.ts",
     tavily: "adapters/tavily.ts",
-    mcp: "adapters/mcp.ts",
+    mcp: "adapters/mcp/index.ts",
   }).filter(([, file]) => existsSync(file)),
 );
 

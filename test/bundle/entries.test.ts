@@ -16,7 +16,7 @@ const ENTRIES: Record<string, { file: string; marker: string | null }> = {
   openai: { file: "adapters/openai.ts", marker: "/chat/completions" },
   gemini: { file: "adapters/gemini.ts", marker: "generativelanguage.googleapis.com" },
   tavily: { file: "adapters/tavily.ts", marker: "api.tavily.com" },
-  mcp: { file: "adapters/mcp.ts", marker: "notifications/initialized" },
+  mcp: { file: "adapters/mcp/index.ts", marker: "notifications/initialized" },
 };
 
 const TARGETS = {

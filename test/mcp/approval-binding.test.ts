@@ -9,8 +9,8 @@
 import { createHmac } from "node:crypto";
 import * as v from "valibot";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
-import { encodeHeaderValue } from "../../adapters/mcp/envelope.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
+import { encodeHeaderValue } from "../../adapters/mcp/wire/envelope.js";
 import { tool } from "../../src/index.js";
 import { serveHandler } from "./helpers.js";
 import { v2Client } from "./v2-suites.js";

@@ -6,8 +6,8 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import * as v from "valibot";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
-import { encodeHeaderValue } from "../../adapters/mcp/envelope.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
+import { encodeHeaderValue } from "../../adapters/mcp/wire/envelope.js";
 import { externalTool, InvalidToolError, tool, type Tool } from "../../src/index.js";
 import { rpcRequest, serveHandler } from "./helpers.js";
 import { v2Client } from "./v2-suites.js";

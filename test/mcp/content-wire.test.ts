@@ -7,7 +7,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/v4";
-import { mcpHandler, mcpTools, type McpToolSet } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools, type McpToolSet } from "../../adapters/mcp/index.js";
 import { tool, toolOutput } from "../../src/index.js";
 import { PNG } from "./fixtures/v2-server.js";
 import { serveHandler } from "./helpers.js";

@@ -1,6 +1,6 @@
 // MCP content blocks <-> toolloop content parts, both directions.
 import { describe, expect, it } from "vitest";
-import { readToolResult, toMcpContent } from "../../adapters/mcp/content.js";
+import { readToolResult, toMcpContent } from "../../adapters/mcp/wire/content.js";
 
 describe("readToolResult", () => {
   it("joins text blocks with newlines", () => {

@@ -3,7 +3,7 @@
 // isError text; a token in the MCP URL's query, whether the runtime's message quotes the URL
 // or the server echoes the token bare. All over real HTTP to local servers.
 import { afterEach, describe, expect, it } from "vitest";
-import { mcpTools } from "../../adapters/mcp.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import { closedPort } from "../faults/support.js";
 import { startRawServer } from "./raw-server.js";
 

@@ -2,7 +2,7 @@
 // error before 2025-11-25, a tool error result from then on), never a 500 from a stack
 // overflow, and never handed to a tool, not even a hand-written one that parses nothing.
 import { describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
 import type { Tool } from "../../src/index.js";
 import { rpcRequest } from "./helpers.js";
 

@@ -5,7 +5,7 @@
 // options are validated when the handler is built. Raw fetch over real HTTP for the limits,
 // the official SDK client for "ordinary traffic still works".
 import { afterEach, describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
 import { jsonTool, type Tool } from "../../src/index.js";
 import { rpcRequest, sdkClient, serveHandler } from "./helpers.js";
 

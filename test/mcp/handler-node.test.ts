@@ -1,7 +1,7 @@
 // The official MCP SDK client against our mcpHandler, served in Node through the
 // node:http bridge of examples/mcp-node.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
 import { allTools, slowSignals } from "./fixtures/tools.js";
 import { sdkClient, serveHandler } from "./helpers.js";
 import { sdkClientSuite } from "./sdk-client-suite.js";

@@ -1,7 +1,7 @@
 // mcpHandler at the HTTP + JSON-RPC level: raw Requests straight into the handler, every
 // status code and error code the transport and base protocol specs name, per revision.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mcpHandler, PROTOCOL_VERSIONS } from "../../adapters/mcp.js";
+import { mcpHandler, PROTOCOL_VERSIONS } from "../../adapters/mcp/index.js";
 
 /** The initialize-era revisions (2026-07-28 has no handshake; test/mcp/modern.test.ts covers it). */
 const LEGACY = PROTOCOL_VERSIONS.filter((v) => v !== "2026-07-28");

@@ -38,7 +38,7 @@ export function closeServer(server: Server): Promise<void> {
 
 /** Bundles an entry for workerd as wrangler would (esm, browser platform), toolloop from source. */
 export async function bundleForWorker(entry: string): Promise<string> {
-  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp.ts" };
+  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp/index.ts" };
   const result = await build({
     entryPoints: [resolve(root, entry)],
     bundle: true,

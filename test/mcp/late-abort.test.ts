@@ -4,7 +4,7 @@
 // mcpHandler behind an in-memory fetch whose answer body stalls after the first chunk.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger, tool, type ToolContext } from "../../src/index.js";
 import type { FetchFn } from "../../src/http.js";
 

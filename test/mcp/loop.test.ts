@@ -3,7 +3,7 @@
 // toolloop/mcp talking to each other).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { createClient, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { getWeather, explode, rawEcho, rawCalls } from "./fixtures/tools.js";

@@ -2,8 +2,8 @@
 // envelope, the standard headers, server/discover, cacheable lists, resultType, and the
 // multi-round-trip answer to a tool that calls ctx.requestInput.
 import { describe, expect, it } from "vitest";
-import { mcpHandler } from "../../adapters/mcp.js";
-import { encodeHeaderValue } from "../../adapters/mcp/envelope.js";
+import { mcpHandler } from "../../adapters/mcp/index.js";
+import { encodeHeaderValue } from "../../adapters/mcp/wire/envelope.js";
 import { jsonTool } from "../../src/index.js";
 import { booking, picture } from "./fixtures/input-tools.js";
 import { PNG } from "./fixtures/v2-server.js";

@@ -2,7 +2,7 @@
 // registry compares), stable, and names that already fit are left alone.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { mapToolNames } from "../../adapters/mcp/names.js";
+import { mapToolNames } from "../../adapters/mcp/client/names.js";
 import { createRegistry } from "../../src/registry.js";
 import type { Tool } from "../../src/index.js";
 

@@ -3,7 +3,7 @@
 // events, resumed the stream with GET (which would only send the same event again).
 import { createServer } from "node:http";
 import { afterEach, expect, it } from "vitest";
-import { mcpTools } from "../../adapters/mcp.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import { closeServer } from "./helpers.js";
 
 let close: (() => Promise<void>) | undefined;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger } from "../../src/log.js";
-import { headersFor, paramHeaders } from "../../adapters/mcp/param-headers.js";
+import { headersFor, paramHeaders } from "../../adapters/mcp/wire/param-headers.js";
 import type { Tool } from "../../src/tool.js";
 import { rpcRequest, serveHandler } from "./helpers.js";
 

@@ -6,7 +6,7 @@
 // schema, the official SDK's McpServer for the descriptions.
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { mcpTools } from "../../adapters/mcp.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import { claude } from "../../adapters/claude.js";
 import { createClient } from "../../src/index.js";
 import type { Logger } from "../../src/log.js";

@@ -1,7 +1,7 @@
 // mcpTools' client transport against scripted HTTP answers (a fake fetch): the cases a
 // real server rarely produces on demand.
 import { describe, expect, it } from "vitest";
-import { mcpTools } from "../../adapters/mcp.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger } from "../../src/index.js";
 import type { StandardJSONSchemaLike } from "../../src/schema.js";
 

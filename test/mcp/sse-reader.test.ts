@@ -1,7 +1,7 @@
 // The SSE → JSON-RPC message decoder, fed whole and at every possible chunk boundary.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMessageReader } from "../../adapters/mcp/sse-reader.js";
+import { createMessageReader } from "../../adapters/mcp/client/sse-reader.js";
 
 const STREAM =
   "id: s1-0\nretry: 250\ndata: \n\n" + // priming event: an id, no message

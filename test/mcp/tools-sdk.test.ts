@@ -6,7 +6,7 @@ import * as z from "zod";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { mcpTools } from "../../adapters/mcp.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger, type Tool, type ToolContext } from "../../src/index.js";
 import { deferred, startSdkServer, type SdkServer } from "./helpers.js";
 

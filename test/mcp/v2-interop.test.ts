@@ -4,7 +4,7 @@
 // input becoming a pending call of toolloop's suspension. test/mcp/v2-workerd.test.ts runs
 // the same peers in workerd.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpHandler, mcpTools } from "../../adapters/mcp.js";
+import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { createClient, jsonTool, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { booking, picture } from "./fixtures/input-tools.js";

@@ -1,7 +1,7 @@
 // The v2 interop checks shared by Node (v2-interop.test.ts) and workerd (v2-workerd.test.ts).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { mcpTools, type McpToolSet } from "../../adapters/mcp.js";
+import { mcpTools, type McpToolSet } from "../../adapters/mcp/index.js";
 import { createClient, suspension, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { silentLogger } from "../../src/log.js";

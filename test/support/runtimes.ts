@@ -41,7 +41,7 @@ export const entrySources: Record<string, string> = {
   "toolloop/openai": "adapters/openai.ts",
   "toolloop/gemini": "adapters/gemini.ts",
   "toolloop/tavily": "adapters/tavily.ts",
-  "toolloop/mcp": "adapters/mcp.ts",
+  "toolloop/mcp": "adapters/mcp/index.ts",
   "toolloop/claude-local": "adapters/claude-local.ts",
 };
 

@@ -3,7 +3,7 @@
 // scenario), calling what each scenario expects. Questions a server asks are answered the
 // way a toolloop app would, through ctx.requestInput (here: accept, leaving every field to
 // its default). Exits non-zero when mcpTools throws, so a refusal shows in stderr.
-import { mcpTools } from "../../../adapters/mcp.js";
+import { mcpTools } from "../../../adapters/mcp/index.js";
 import { silentLogger } from "../../../src/log.js";
 
 const url = process.argv.at(-1)!;

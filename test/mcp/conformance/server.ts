@@ -4,7 +4,7 @@
 // sampling, server-initiated SSE streams) find no tool or method here and get a protocol
 // refusal; scripts/mcp-conformance.mjs lists them.
 import * as v from "valibot";
-import { mcpHandler } from "../../../adapters/mcp.js";
+import { mcpHandler } from "../../../adapters/mcp/index.js";
 import { jsonTool, tool, type Tool, type ToolContext } from "../../../src/index.js";
 import { toolOutput } from "../../../src/tool.js";
 

@@ -7,8 +7,9 @@
 // structuredContent is added after the content as JSON text unless a text block already is
 // that JSON (the mirror the spec asks servers to send); with no content it is the result.
 // Published results (mcpHandler): the same mapping backwards, so a round trip keeps parts.
-import type { ContentPart } from "../../src/messages.js";
-import { canonicalJson, isObject } from "./jsonrpc.js";
+import type { ContentPart } from "../../../src/messages.js";
+import { isRecord } from "../../../src/values.js";
+import { canonicalJson } from "./jsonrpc.js";
 
 export interface RemoteResult {
   /** The text rendering (text blocks joined with newlines, other blocks named briefly). */
@@ -30,7 +31,7 @@ export function readToolResult(result: Record<string, unknown>): RemoteResult {
   const data = structured === undefined ? undefined : canonicalJson(structured);
   let mirrored = false;
   for (const block of blocks) {
-    if (!isObject(block)) continue;
+    if (!isRecord(block)) continue;
     const part = toPart(block);
     if (!part) continue;
     parts.push(part.part);
@@ -63,7 +64,7 @@ function toPart(block: Record<string, unknown>): { part: ContentPart; line: stri
       return { part, line: `[${block.type} ${mediaType}]` };
     }
     case "resource": {
-      const r = isObject(block.resource) ? block.resource : {};
+      const r = isRecord(block.resource) ? block.resource : {};
       if (typeof r.text === "string") return { part: { type: "text", text: r.text }, line: r.text };
       const mediaType = str(r.mimeType);
       if (typeof r.blob === "string" && mediaType !== "") {

@@ -7,20 +7,21 @@
 // it throws becomes an isError result. A tool with needsApproval asks the client's user
 // first (one more question, through the same input path as ctx.requestInput), and runs only
 // once the user approved this call with these arguments.
-import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../src/errors.js";
-import { askingWith, invokeTool, thrownText } from "../../src/invoke.js";
-import { silentLogger, type Logger } from "../../src/log.js";
-import { createRegistry } from "../../src/registry.js";
-import { jsonSchemaValidator } from "../../src/json-schema.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import type { ValidateFn } from "../../src/schema.js";
-import type { Tool } from "../../src/tool.js";
+import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../../src/errors.js";
+import { askingWith, invokeTool, thrownText } from "../../../src/invoke.js";
+import { silentLogger, type Logger } from "../../../src/log.js";
+import { createRegistry } from "../../../src/registry.js";
+import { jsonSchemaValidator } from "../../../src/json-schema.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/json-depth.js";
+import type { ValidateFn } from "../../../src/schema.js";
+import type { Tool } from "../../../src/tool.js";
+import { isRecord } from "../../../src/values.js";
 import { approve, APPROVAL_KEY } from "./approval.js";
-import { toMcpContent } from "./content.js";
+import { toMcpContent } from "../wire/content.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
-import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, isObject, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
-import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "./versions.js";
+import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
+import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "../wire/versions.js";
 
 /** Hints about a tool's behaviour that MCP clients may show or use (untrusted by spec). */
 export interface McpToolAnnotations {
@@ -79,7 +80,7 @@ export const MISSING_CLIENT_CAPABILITY = -32021;
 export function createDispatcher(options: ServerOptions): Dispatch {
   const registry = createRegistry(options.tools);
   for (const t of registry.tools.values()) {
-    if (!isObject(t.parameters) || t.parameters.type !== "object") {
+    if (!isRecord(t.parameters) || t.parameters.type !== "object") {
       throw new InvalidToolError(`tool "${t.name}": MCP needs an input schema of type "object"`);
     }
     if (t.external) {
@@ -108,7 +109,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       const entry: Record<string, unknown> = { name: tool.name, description: tool.description ?? "", inputSchema: tool.parameters };
       const { title, annotations } = tool as McpServedTool;
       if (typeof title === "string") entry.title = title;
-      if (isObject(annotations)) entry.annotations = annotations;
+      if (isRecord(annotations)) entry.annotations = annotations;
       return entry;
     });
 
@@ -116,11 +117,11 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     const modern = isModern(ctx.version);
     const done = (result: Record<string, unknown>) => success(req.id, modern ? { resultType: "complete", ...result } : result);
     const params = req.params;
-    if (!isObject(params) || typeof params.name !== "string") {
+    if (!isRecord(params) || typeof params.name !== "string") {
       return failure(req.id, INVALID_PARAMS, "tools/call needs params.name (a string)");
     }
     const args = params.arguments ?? {};
-    if (!isObject(args)) return failure(req.id, INVALID_PARAMS, "tools/call params.arguments must be an object");
+    if (!isRecord(args)) return failure(req.id, INVALID_PARAMS, "tools/call params.arguments must be an object");
     const tool = registry.tools.get(params.name.toLowerCase());
     if (!tool) return failure(req.id, INVALID_PARAMS, `Unknown tool: ${params.name}`);
     const name = tool.name;
@@ -170,8 +171,8 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     let round: InputRound | undefined;
     if (modern) {
       const responses = params.inputResponses === undefined ? {} : params.inputResponses;
-      if (!isObject(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
-      const bad = Object.entries(responses).find(([, r]) => !isObject(r));
+      if (!isRecord(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
+      const bad = Object.entries(responses).find(([, r]) => !isRecord(r));
       if (bad) return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);
       // Answers count only as the retry of the round that asked them: its state names the
       // questions, for this tool (the seal) and these arguments. Without a state nothing was
@@ -185,7 +186,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       }
     }
     const legacyAsk = !modern && ctx.ask && ctx.version >= "2025-06-18" ? { send: ctx.ask, withMode: ctx.version >= "2025-11-25" } : undefined;
-    const canElicit = modern && isObject(ctx.clientCapabilities?.elicitation);
+    const canElicit = modern && isRecord(ctx.clientCapabilities?.elicitation);
 
     // The questions went out (2026-07-28: an input_required round carrying `carry` on in its
     // state), or they cannot be asked: the answer that says so.
@@ -244,7 +245,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     const modern = isModern(ctx.version);
     switch (modern ? `modern:${req.method}` : req.method) {
       case "initialize": {
-        const params = isObject(req.params) ? req.params : {};
+        const params = isRecord(req.params) ? req.params : {};
         if (typeof params.protocolVersion !== "string") {
           return failure(req.id, INVALID_PARAMS, "initialize needs params.protocolVersion (a string)");
         }
@@ -272,7 +273,7 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       case "tools/list":
       case "modern:tools/list": {
         // Everything fits on one page, so we never hand out a cursor; any cursor is not ours.
-        if (isObject(req.params) && req.params.cursor !== undefined) {
+        if (isRecord(req.params) && req.params.cursor !== undefined) {
           return failure(req.id, INVALID_PARAMS, "invalid cursor");
         }
         return success(req.id, modern ? { resultType: "complete", tools: listing(), ...cacheable() } : { tools: listing() });

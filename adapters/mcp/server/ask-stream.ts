@@ -5,8 +5,8 @@
 // The only memory is the open questions of calls in flight (a Map keyed by request id), so
 // the answer must reach the same handler instance: one process, or a Durable Object. The
 // stateless 2026-07-28 revision needs none of this (its questions travel in the results).
-import { sseEvent, sseResponse } from "./http.js";
-import type { JsonRpcResponse } from "./jsonrpc.js";
+import { sseEvent, sseResponse } from "../wire/http.js";
+import type { JsonRpcResponse } from "../wire/jsonrpc.js";
 import type { AskClient } from "./input.js";
 
 /** Marks a client that declared elicitation at initialize: carried in Mcp-Session-Id, so nothing is stored. */

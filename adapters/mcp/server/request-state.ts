@@ -11,6 +11,8 @@
 // still catches corrupted and hand-edited states but not a forger who knows the name: set a
 // secret when a tool trusts its earlier answers (the same one on every instance, so any
 // instance can open what another sealed).
+import { base64ToBytes, bytesToBase64 } from "../wire/base64.js";
+
 const encoder = new TextEncoder();
 
 export interface RoundState {
@@ -61,18 +63,6 @@ export function createStateSeal(secret: string): StateSeal {
       }
     },
   };
-}
-
-/** Standard base64 of bytes (btoa takes a binary string). */
-export function bytesToBase64(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin);
-}
-
-/** The bytes of standard base64; throws on malformed input (atob does). */
-export function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 function toBase64Url(bytes: Uint8Array): string {

@@ -4,19 +4,20 @@
 // answer 405), every POST carries everything needed to answer it (the one session id issued,
 // to 2025-era clients that can elicit, only records that fact: see ask-stream.ts). Each
 // request picks its era: one whose params._meta names 2026-07-28 is served by that revision
-// (envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
+// (wire/envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
-import { silentLogger } from "../../src/log.js";
-import { checkOptions } from "../../src/options.js";
-import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "./http.js";
-import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, isObject, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "./jsonrpc.js";
+import { silentLogger } from "../../../src/log.js";
+import { checkOptions } from "../../../src/options.js";
+import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "../wire/http.js";
+import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
-import { checkParamHeaders, classifyEra } from "./envelope.js";
-import { paramHeaders } from "./param-headers.js";
+import { checkParamHeaders, classifyEra } from "../wire/envelope.js";
+import { paramHeaders } from "../wire/param-headers.js";
 import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../src/json-depth.js";
-import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/json-depth.js";
+import { isRecord } from "../../../src/values.js";
+import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "../wire/versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {
   /**
@@ -67,7 +68,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     if (!marks) {
       marks = new Map();
       for (const t of options.tools) {
-        const m = isObject(t.parameters) ? paramHeaders(t.parameters) : undefined;
+        const m = isRecord(t.parameters) ? paramHeaders(t.parameters) : undefined;
         if (m?.ok && m.map.size > 0) marks.set(t.name.toLowerCase(), m.map);
       }
     }
@@ -146,7 +147,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       const c = classify(body);
       if (c.kind === "invalid") return errorResponse(400, failure(c.id, INVALID_REQUEST, `Invalid Request: ${c.reason}`), cors);
       if (c.kind !== "request") return emptyResponse(202, cors);
-      if (c.message.method === "tools/call" && isObject(c.message.params) && typeof c.message.params.name === "string") {
+      if (c.message.method === "tools/call" && isRecord(c.message.params) && typeof c.message.params.name === "string") {
         const marks = headerMarks().get(c.message.params.name.toLowerCase());
         const problem = marks && checkParamHeaders(marks, c.message.params.arguments, (h) => request.headers.get(h), c.message.id);
         if (problem && problem.kind === "reject") return errorResponse(problem.status, problem.error, cors);
@@ -159,7 +160,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     }
 
     // 6. Legacy: the revision in effect. initialize negotiates it, so its header (if any) is not checked.
-    const initializing = isObject(body) && body.method === "initialize";
+    const initializing = isRecord(body) && body.method === "initialize";
     if (header !== null && !initializing && !isSupportedVersion(header)) {
       return errorResponse(
         400,
@@ -223,7 +224,7 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
 }
 
 function canElicit(params: unknown): boolean {
-  return isObject(params) && isObject(params.capabilities) && isObject(params.capabilities.elicitation);
+  return isRecord(params) && isRecord(params.capabilities) && isRecord(params.capabilities.elicitation);
 }
 
 /** The response for one message: undefined for notifications and client responses. */

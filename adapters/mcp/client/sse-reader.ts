@@ -1,8 +1,8 @@
 // Decodes an MCP SSE stream into JSON-RPC messages: feed text as it arrives, get one
 // callback per message. Pure (no I/O) so it can be fed any chunking in tests. It also
 // remembers what a reconnect needs: the last event id and the server's retry hint.
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../src/json-depth.js";
-import { createSSEParser } from "../../src/sse.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/json-depth.js";
+import { createSSEParser } from "../../../src/sse.js";
 
 export interface MessageReader {
   feed(chunk: string): void;
@@ -28,7 +28,7 @@ export function createMessageReader(onMessage: (message: unknown) => void, onInv
       if (ev.data.trim() === "") return;
       let value: unknown;
       try {
-        // Cut where too deep, as a JSON body is (session.ts).
+        // Cut where too deep, as a JSON body is (stream.ts).
         value = parseJSONBounded(ev.data, MAX_RESPONSE_DEPTH);
       } catch {
         onInvalid(ev.data);

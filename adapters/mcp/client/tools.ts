@@ -6,20 +6,21 @@
 // its text. A remote tool that asks for input (2026-07-28 "input_required", or a 2025-era
 // elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
 // toolloop client it becomes a pending call of the run's suspension.
-import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../src/errors.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import { jsonSchema, jsonSchemaValidator } from "../../src/json-schema.js";
-import { checkOptions } from "../../src/options.js";
-import { silentLogger, type Logger } from "../../src/log.js";
-import { redact } from "../../src/secrets.js";
-import type { JSONSchema, ValidateFn } from "../../src/schema.js";
-import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../src/tool.js";
-import type { FetchFn } from "../../src/http.js";
-import { readToolResult } from "./content.js";
-import { isObject } from "./jsonrpc.js";
+import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../../src/errors.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/json-depth.js";
+import { jsonSchema, jsonSchemaValidator } from "../../../src/json-schema.js";
+import { checkOptions } from "../../../src/options.js";
+import { silentLogger, type Logger } from "../../../src/log.js";
+import { redact } from "../../../src/secrets.js";
+import type { JSONSchema, ValidateFn } from "../../../src/schema.js";
+import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tool.js";
+import type { FetchFn } from "../../../src/http.js";
+import { isRecord } from "../../../src/values.js";
+import { readToolResult } from "../wire/content.js";
+import { headersFor, paramHeaders } from "../wire/param-headers.js";
 import { mapToolNames } from "./names.js";
-import { headersFor, paramHeaders } from "./param-headers.js";
-import { createSession, McpRpcError, type ServerRequestHandler, type Session } from "./session.js";
+import { McpRpcError } from "./rpc-error.js";
+import { createSession, type ServerRequestHandler, type Session } from "./session.js";
 
 export interface McpToolsOptions {
   /** The server's MCP endpoint, e.g. https://example.com/mcp. */
@@ -100,7 +101,7 @@ async function listTools(session: Session, signal: AbortSignal | undefined, skip
     }
     for (const t of result.tools) {
       // A malformed entry is the server's problem; the well-formed tools stay usable.
-      if (!isObject(t) || typeof t.name !== "string") continue;
+      if (!isRecord(t) || typeof t.name !== "string") continue;
       const described = describeTool(t);
       if (typeof described === "string") skipped.push({ name: t.name, reason: described });
       else out.push(described);
@@ -120,11 +121,11 @@ async function listTools(session: Session, signal: AbortSignal | undefined, skip
 function describeTool(t: Record<string, unknown>): RemoteTool | string {
   // A tool that can only run as a task (execution.taskSupport "required") cannot be called
   // without the tasks extension, which we do not speak.
-  if (isObject(t.execution) && t.execution.taskSupport === "required") return "it runs only as a task, which toolloop does not speak";
+  if (isRecord(t.execution) && t.execution.taskSupport === "required") return "it runs only as a task, which toolloop does not speak";
   // The schema as served ($schema, $defs, type and all): whatever a provider cannot take is
   // that provider's encoder's to strip when it builds its request. Its depth is checked on the
   // text: the response was parsed with depth cut at MAX_RESPONSE_DEPTH, so this cannot overflow.
-  const parameters: JSONSchema = isObject(t.inputSchema) ? t.inputSchema : { type: "object" };
+  const parameters: JSONSchema = isRecord(t.inputSchema) ? t.inputSchema : { type: "object" };
   if (nestsDeeperThan(JSON.stringify(parameters), MAX_SCHEMA_DEPTH)) return `its inputSchema nests deeper than ${MAX_SCHEMA_DEPTH} levels`;
   // SEP-2243: a tool whose x-mcp-header markings are malformed must not be called.
   const headers = paramHeaders(parameters);
@@ -137,7 +138,7 @@ function describeTool(t: Record<string, unknown>): RemoteTool | string {
  * 2025-03-26), else its name, so no tool reaches a provider without one.
  */
 function descriptionOf(t: Record<string, unknown>): string {
-  const annotations = isObject(t.annotations) ? t.annotations : {};
+  const annotations = isRecord(t.annotations) ? t.annotations : {};
   for (const text of [t.description, t.title, annotations.title]) if (typeof text === "string" && text.trim() !== "") return text;
   return t.name as string;
 }
@@ -147,7 +148,7 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
   // A schema our validator cannot read (an unresolvable $ref, say) is the server's to check:
   // then we only make sure the arguments are an object.
   const shapeOnly: ValidateFn = (value) =>
-    isObject(value) ? { ok: true, value } : { ok: false, issues: [{ path: "/", message: "must be an object" }] };
+    isRecord(value) ? { ok: true, value } : { ok: false, issues: [{ path: "/", message: "must be an object" }] };
   const validator: ValidateFn = async (value) => {
     try {
       compiled ??= jsonSchemaValidator(remote.parameters);
@@ -206,7 +207,7 @@ async function callRemote(session: Session, remote: RemoteTool, args: unknown, c
     }
     if (result.resultType === "input_required") {
       if (round >= MAX_INPUT_ROUNDS) throw new Error(`the MCP tool ${name} kept asking for input (${MAX_INPUT_ROUNDS} rounds)`);
-      const requests = isObject(result.inputRequests) ? result.inputRequests : {};
+      const requests = isRecord(result.inputRequests) ? result.inputRequests : {};
       const responses: Record<string, unknown> = {};
       // In key order, so a handler run again on resume asks in the same order.
       for (const [key, req] of Object.entries(requests)) responses[key] = await answerInputRequest(ctx, name, req);
@@ -224,7 +225,7 @@ async function callRemote(session: Session, remote: RemoteTool, args: unknown, c
 
 /** One embedded input request of an input_required result, answered. */
 async function answerInputRequest(ctx: ToolContext, tool: string, req: unknown): Promise<Record<string, unknown>> {
-  const method = isObject(req) ? req.method : undefined;
+  const method = isRecord(req) ? req.method : undefined;
   if (method === "elicitation/create") return elicit(ctx, tool, (req as Record<string, unknown>).params);
   // We have no roots to share; sampling (the server borrowing our model) is not offered.
   if (method === "roots/list") return { roots: [] };
@@ -233,18 +234,18 @@ async function answerInputRequest(ctx: ToolContext, tool: string, req: unknown):
 
 /** An elicitation (form mode) asked through ctx.requestInput; the answer as an elicitation result. */
 async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<Record<string, unknown>> {
-  const p = isObject(params) ? params : {};
+  const p = isRecord(params) ? params : {};
   const message = typeof p.message === "string" ? p.message : `The tool ${tool} needs input.`;
   if (p.mode === "url") throw new Error(`the MCP tool ${tool} asks the user to open a URL (${String(p.url)}), which toolloop does not offer`);
   if (!ctx.requestInput) {
     throw new Error(`the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension() }) (ctx.requestInput)`);
   }
-  const schema = isObject(p.requestedSchema) ? p.requestedSchema : undefined;
+  const schema = isRecord(p.requestedSchema) ? p.requestedSchema : undefined;
   // As a Standard Schema (jsonSchema()), so a client with suspension() checks the person's answer
   // against the server's form on resume, as it does for a valibot schema; a raw JSON Schema would
   // only be shown. This module already carries the JSON Schema validator, for the listed tools.
   const answer = await ctx.requestInput(schema ? { message, schema: jsonSchema(answerForm(schema)) } : { message });
-  return { action: "accept", content: withDefaults(isObject(answer) ? { ...answer } : {}, schema) };
+  return { action: "accept", content: withDefaults(isRecord(answer) ? { ...answer } : {}, schema) };
 }
 
 /** The form as an answer must meet it: a field with a default may be left out (withDefaults fills it). */
@@ -255,7 +256,7 @@ function answerForm(schema: Record<string, unknown>): Record<string, unknown> {
 
 /** SEP-1034: a field the answer leaves out takes the default its schema names. */
 function withDefaults(content: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!schema || !isObject(schema.properties)) return content;
+  if (!schema || !isRecord(schema.properties)) return content;
   for (const key of Object.keys(schema.properties)) {
     const value = defaultOf(schema, key);
     if (!(key in content) && value !== undefined) content[key] = value;
@@ -265,13 +266,13 @@ function withDefaults(content: Record<string, unknown>, schema: Record<string, u
 
 /** The default a form's field names, if any. */
 function defaultOf(schema: Record<string, unknown>, key: string): unknown {
-  const prop = isObject(schema.properties) ? schema.properties[key] : undefined;
-  return isObject(prop) ? prop.default : undefined;
+  const prop = isRecord(schema.properties) ? schema.properties[key] : undefined;
+  return isRecord(prop) ? prop.default : undefined;
 }
 
 function issuesOf(data: unknown): ValidationIssue[] {
-  const list = isObject(data) && Array.isArray(data.issues) ? data.issues : [];
+  const list = isRecord(data) && Array.isArray(data.issues) ? data.issues : [];
   return list.filter(
-    (i): i is ValidationIssue => isObject(i) && typeof i.path === "string" && typeof i.message === "string",
+    (i): i is ValidationIssue => isRecord(i) && typeof i.path === "string" && typeof i.message === "string",
   );
 }

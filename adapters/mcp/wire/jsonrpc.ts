@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 as MCP uses it: ids are strings or numbers (never null in a request),
 // params are objects. classify() is the trust boundary: anything that came off the wire
 // is `unknown` until it has been sorted into one of the four shapes here.
+import { isRecord } from "../../../src/values.js";
 
 export type JsonRpcId = string | number;
 
@@ -65,7 +66,7 @@ export type Classified =
 
 /** Sorts one decoded JSON value into request, notification, response or invalid. */
 export function classify(value: unknown): Classified {
-  if (!isObject(value)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
+  if (!isRecord(value)) return { kind: "invalid", id: null, reason: "a JSON-RPC message must be an object" };
   const id = isId(value.id) ? value.id : null;
   if (value.jsonrpc !== "2.0") return { kind: "invalid", id, reason: 'the "jsonrpc" member must be "2.0"' };
   if ("method" in value) {
@@ -93,17 +94,13 @@ export function failure(id: JsonRpcId | null, code: number, message: string, dat
   return { jsonrpc: "2.0", id, error };
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /**
  * JSON text of a parsed JSON value with every object's keys in sorted order, so two values
  * that are equal as JSON give the same text whatever order their keys came in.
  */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(",")}]`;
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
   }
@@ -115,5 +112,5 @@ function isId(v: unknown): v is JsonRpcId {
 }
 
 function isErrorObject(v: unknown): v is JsonRpcErrorObject {
-  return isObject(v) && typeof v.code === "number" && typeof v.message === "string";
+  return isRecord(v) && typeof v.code === "number" && typeof v.message === "string";
 }

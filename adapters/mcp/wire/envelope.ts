@@ -5,8 +5,9 @@
 // "=?base64?...?=" form decoded). A mismatch is 400 with -32020 (HeaderMismatch); an
 // envelope without its required keys is 400 with -32602; a revision we do not serve is
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
-import { failure, INVALID_PARAMS, INVALID_REQUEST, isObject, type JsonRpcFailure } from "./jsonrpc.js";
-import { base64ToBytes, bytesToBase64 } from "./request-state.js";
+import { isRecord } from "../../../src/values.js";
+import { failure, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcFailure } from "./jsonrpc.js";
+import { base64ToBytes, bytesToBase64 } from "./base64.js";
 import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 const HEADER_MISMATCH = -32020;
@@ -27,14 +28,14 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   // Only a revision we serve makes a header "modern": an unknown one is refused by the legacy checks.
   const headerModern = isSupportedVersion(headers.protocolVersion) && isModern(headers.protocolVersion);
   if (Array.isArray(body)) {
-    if (headerModern || body.some((m) => isObject(m) && metaOf(m.params)?.[META.protocolVersion] !== undefined)) {
+    if (headerModern || body.some((m) => isRecord(m) && metaOf(m.params)?.[META.protocolVersion] !== undefined)) {
       return reject(400, INVALID_REQUEST, null, "Bad Request: JSON-RPC batches may not carry 2026-07-28 requests");
     }
     return { kind: "legacy" };
   }
-  if (!isObject(body) || typeof body.method !== "string") {
+  if (!isRecord(body) || typeof body.method !== "string") {
     // Responses (answers to server requests) and invalid bodies: the legacy path sorts them out.
-    return headerModern && isObject(body) && !("method" in body)
+    return headerModern && isRecord(body) && !("method" in body)
       ? reject(400, INVALID_REQUEST, null, "Bad Request: 2026-07-28 has no client responses to post")
       : { kind: "legacy" };
   }
@@ -59,9 +60,9 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   if (typeof claim !== "string") return invalidEnvelope(id, META.protocolVersion, "expected a protocol version string");
   const caps = meta![META.clientCapabilities];
   if (isRequest && caps === undefined) return invalidEnvelope(id, META.clientCapabilities, "missing");
-  if (caps !== undefined && !isObject(caps)) return invalidEnvelope(id, META.clientCapabilities, "expected an object");
+  if (caps !== undefined && !isRecord(caps)) return invalidEnvelope(id, META.clientCapabilities, "expected an object");
   const info = meta![META.clientInfo];
-  if (info !== undefined && !(isObject(info) && typeof info.name === "string" && typeof info.version === "string")) {
+  if (info !== undefined && !(isRecord(info) && typeof info.name === "string" && typeof info.version === "string")) {
     return invalidEnvelope(id, META.clientInfo, "expected { name, version }");
   }
   // Header and envelope must agree before either is judged: a disagreement is -32020 even
@@ -79,13 +80,13 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   if (isRequest && headers.method === null) return mismatch(id, "the Mcp-Method header is missing");
   const methodProblem = checkMethodHeader(body.method, headers, id);
   if (methodProblem) return methodProblem;
-  if (isRequest && body.method === "tools/call" && isObject(body.params) && typeof body.params.name === "string") {
+  if (isRequest && body.method === "tools/call" && isRecord(body.params) && typeof body.params.name === "string") {
     if (headers.name === null) return mismatch(id, "the Mcp-Name header is missing");
     const decoded = decodeHeaderValue(headers.name);
     if (decoded === undefined) return mismatch(id, "the Mcp-Name header is not valid =?base64?...?= text");
     if (decoded !== body.params.name) return mismatch(id, `params.name is ${JSON.stringify(body.params.name)} but the Mcp-Name header names ${JSON.stringify(decoded)}`);
   }
-  return { kind: "modern", version: claim as ProtocolVersion, clientCapabilities: isObject(caps) ? caps : {} };
+  return { kind: "modern", version: claim as ProtocolVersion, clientCapabilities: isRecord(caps) ? caps : {} };
 }
 
 /**
@@ -95,7 +96,7 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
  * `marks` maps property → header name (param-headers.ts); `header` reads a request header.
  */
 export function checkParamHeaders(marks: ReadonlyMap<string, string>, args: unknown, header: (name: string) => string | null, id: string | number | null): Era | undefined {
-  if (!isObject(args)) return undefined;
+  if (!isRecord(args)) return undefined;
   for (const [prop, name] of marks) {
     const value = args[prop];
     if (value === null || value === undefined || typeof value === "object") continue;
@@ -134,7 +135,7 @@ export function encodeHeaderValue(value: string): string {
 }
 
 function metaOf(params: unknown): Record<string, unknown> | undefined {
-  return isObject(params) && isObject(params._meta) ? params._meta : undefined;
+  return isRecord(params) && isRecord(params._meta) ? params._meta : undefined;
 }
 
 function mismatch(id: string | number | null, why: string): Era {

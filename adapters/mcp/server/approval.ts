@@ -6,11 +6,11 @@
 // only on the retry of the round that asked it (its sealed requestState asked `approval`, for
 // the same arguments: server.ts and input.ts drop every other answer), and then travels in
 // requestState with the arguments it approved, so a retry with other arguments asks again.
-import { thrownText } from "../../src/invoke.js";
-import type { Logger } from "../../src/log.js";
-import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../src/tool.js";
+import { thrownText } from "../../../src/invoke.js";
+import type { Logger } from "../../../src/log.js";
+import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../../src/tool.js";
+import { isRecord } from "../../../src/values.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
-import { isObject } from "./jsonrpc.js";
 
 /** The inputRequests key of the approval question; a handler's own questions are q0, q1, ... unless they name one. */
 export const APPROVAL_KEY = "approval";
@@ -72,7 +72,7 @@ export async function approve(tool: Tool, name: string, c: ApprovalContext): Pro
 
   // Only an approval of these very arguments is taken from an earlier round.
   const prior = c.round?.earlier[APPROVAL_KEY];
-  const round = c.round && { ...c.round, earlier: isObject(prior) && prior.arguments === c.bound ? { [APPROVAL_KEY]: prior } : {} };
+  const round = c.round && { ...c.round, earlier: isRecord(prior) && prior.arguments === c.bound ? { [APPROVAL_KEY]: prior } : {} };
   const asking = createInputBridge(round, c.canElicit, c.legacyAsk);
   const question: InputRequest = { key: APPROVAL_KEY, message: `Allow ${name} with ${c.args}?`, schema: APPROVAL_SCHEMA };
   let suspended!: () => void;
@@ -84,7 +84,7 @@ export async function approve(tool: Tool, name: string, c: ApprovalContext): Pro
   const got = await Promise.race([answer, waits]);
   if ("suspended" in got) return { kind: "asking", asked: asking.asked() };
   if (c.signal.aborted) return { kind: "refused", message: "cancelled" };
-  const approved = "value" in got && isObject(got.value) && got.value.approve === true;
+  const approved = "value" in got && isRecord(got.value) && got.value.approve === true;
   c.logger.info("mcp tool approval", { tool: name, approved, ...("error" in got ? { error: thrownText(got.error).message } : {}) });
   if (!approved) return { kind: "refused", message: NOT_APPROVED };
   return { kind: "approved", carry: { [APPROVAL_KEY]: { action: "accept", content: { approve: true }, arguments: c.bound } } };

@@ -15,9 +15,9 @@
 // call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
 // without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
 // client without it gets -32021 (MissingRequiredClientCapability), as that revision requires.
-import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../src/schema.js";
-import type { InputRequest } from "../../src/tool.js";
-import { isObject } from "./jsonrpc.js";
+import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../../src/schema.js";
+import type { InputRequest } from "../../../src/tool.js";
+import { isRecord } from "../../../src/values.js";
 
 export interface InputRound {
   /** params.inputResponses of the retried call (keyed like the inputRequests we sent). Only those under `asked` count. */
@@ -99,8 +99,8 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
 
 /** Elicitation takes a flat object schema; anything else is asked as one property and unwrapped. */
 function elicitationSchema(schema: unknown): { schema: JSONSchema; wrapped: boolean } {
-  const json: JSONSchema | undefined = schema === undefined ? undefined : isSchemaInput(schema) ? toJSONSchema(schema, "requestInput()") : isObject(schema) ? schema : undefined;
-  if (json && json.type === "object" && isObject(json.properties)) {
+  const json: JSONSchema | undefined = schema === undefined ? undefined : isSchemaInput(schema) ? toJSONSchema(schema, "requestInput()") : isRecord(schema) ? schema : undefined;
+  if (json && json.type === "object" && isRecord(json.properties)) {
     const { $schema: _drop, ...rest } = json;
     return { schema: rest, wrapped: false };
   }
@@ -109,8 +109,8 @@ function elicitationSchema(schema: unknown): { schema: JSONSchema; wrapped: bool
 
 /** An elicitation result as the value requestInput resolves with; decline and cancel reject. */
 function readAnswer(response: unknown, form: { wrapped: boolean }, message: string): unknown {
-  if (!isObject(response) || typeof response.action !== "string") throw new Error(`the answer to "${message}" is not an elicitation result`);
+  if (!isRecord(response) || typeof response.action !== "string") throw new Error(`the answer to "${message}" is not an elicitation result`);
   if (response.action !== "accept") throw new Error(`the user did not answer "${message}" (${response.action})`);
-  const content = isObject(response.content) ? response.content : {};
+  const content = isRecord(response.content) ? response.content : {};
   return form.wrapped ? content[WRAPPED] : content;
 }

@@ -1,11 +1,13 @@
-// SEP-2243 (2026-07-28) custom headers on the client side: a tool's inputSchema may mark a
+// SEP-2243 (2026-07-28) custom headers: a tool's inputSchema may mark a
 // top-level property with "x-mcp-header": "<Name>", and every tools/call then mirrors that
 // argument into an `Mcp-Param-<Name>` header, so gateways can route on it without parsing
 // the body. A tool whose markings are malformed (empty or non-token names, duplicates that
 // differ only in case, a mark on anything but a string, integer or boolean) must not be
 // called at all: paramHeaders() says so and mcpTools leaves that tool out, keeping the rest.
+// mcpHandler reads the same markings of its own tools to check the headers it is sent
+// (envelope.ts checkParamHeaders).
+import { isRecord } from "../../../src/values.js";
 import { encodeHeaderValue } from "./envelope.js";
-import { isObject } from "./jsonrpc.js";
 
 /** RFC 9110 token characters: what a header field name may contain. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -17,9 +19,9 @@ export type ParamHeaders = { ok: true; map: Map<string, string> } | { ok: false;
 export function paramHeaders(schema: Record<string, unknown>): ParamHeaders {
   const map = new Map<string, string>();
   const seen = new Set<string>();
-  const props = isObject(schema.properties) ? schema.properties : {};
+  const props = isRecord(schema.properties) ? schema.properties : {};
   for (const [prop, def] of Object.entries(props)) {
-    if (!isObject(def) || !("x-mcp-header" in def)) continue;
+    if (!isRecord(def) || !("x-mcp-header" in def)) continue;
     const name = def["x-mcp-header"];
     if (typeof name !== "string" || !TOKEN.test(name)) return { ok: false, reason: `property ${prop}: x-mcp-header ${JSON.stringify(name)} is not a header name` };
     if (typeof def.type !== "string" || !MIRRORED_TYPES.has(def.type)) {
@@ -35,7 +37,7 @@ export function paramHeaders(schema: Record<string, unknown>): ParamHeaders {
 
 /** The Mcp-Param-* headers for one call's arguments; a null or absent argument sends none. */
 export function headersFor(map: Map<string, string>, args: unknown): Record<string, string> | undefined {
-  if (map.size === 0 || !isObject(args)) return undefined;
+  if (map.size === 0 || !isRecord(args)) return undefined;
   const out: Record<string, string> = {};
   for (const [prop, name] of map) {
     const v = args[prop];
