@@ -10,7 +10,7 @@
 import { abortReason, ConnectionError, ProviderError } from "../../../src/errors.js";
 import { describeError as describe } from "../../../src/describe-error.js";
 import { isRecord } from "../../../src/values.js";
-import { failure, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
+import { errorCodeName, failure, INTERNAL_ERROR, METHOD_NOT_FOUND, success, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { isModern, isSupportedVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, META, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../wire/versions.js";
 import { McpRpcError, unwrap } from "./rpc-error.js";
 import { listen as listenTo, readAnswer } from "./stream.js";
@@ -61,7 +61,7 @@ export function createSession(options: SessionOptions): Session {
     if (!handler || method !== "elicitation/create") return transport.postQuietly(failure(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
     handler(method, params).then(
       (result) => transport.postQuietly(success(id, result)),
-      (err) => transport.postQuietly(failure(id, -32603, describe(err))),
+      (err) => transport.postQuietly(failure(id, INTERNAL_ERROR, describe(err))),
     );
   }
 
@@ -126,7 +126,7 @@ export function createSession(options: SessionOptions): Session {
       // -32022 (UnsupportedProtocolVersion) lists what the server speaks: we offer only one
       // stateless revision, so a second try is all a retry can be (some servers refuse a
       // client's first choice to see it retry); still refused, it is the handshake era.
-      if ("error" in response && response.error.code === -32022 && !retried) return await discover(signal, true);
+      if ("error" in response && response.error.code === UNSUPPORTED_PROTOCOL_VERSION && !retried) return await discover(signal, true);
       // An error (-32601 from a legacy server, or -32022 listing revisions we do not speak):
       // we speak one stateless revision, so any error means the handshake era.
       if ("error" in response) return undefined;
@@ -135,7 +135,7 @@ export function createSession(options: SessionOptions): Session {
     } catch (err) {
       if (signal?.aborted || err instanceof ConnectionError) throw err;
       if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw err;
-      if (err instanceof ProviderError && err.type === "-32022" && !retried) return await discover(signal, true);
+      if (err instanceof ProviderError && err.type === errorCodeName(UNSUPPORTED_PROTOCOL_VERSION) && !retried) return await discover(signal, true);
       return undefined; // 400, 404, 405, 406, a body that is not JSON-RPC...: a server of an older revision
     } finally {
       state.modern = false;

@@ -9,8 +9,8 @@
 import { silentLogger } from "../../../src/log.js";
 import { checkOptions } from "../../../src/options.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "../wire/http.js";
-import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, type JsonRpcResponse } from "../wire/jsonrpc.js";
-import { createDispatcher, MISSING_CLIENT_CAPABILITY, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
+import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, PARSE_ERROR, type JsonRpcResponse } from "../wire/jsonrpc.js";
+import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { checkParamHeaders, classifyEra } from "../wire/envelope.js";
 import { paramHeaders } from "../wire/param-headers.js";

@@ -20,7 +20,7 @@ import { approve, APPROVAL_KEY } from "./approval.js";
 import { toMcpContent } from "../wire/content.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
-import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, success, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
+import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, success, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "../wire/versions.js";
 
 /** Hints about a tool's behaviour that MCP clients may show or use (untrusted by spec). */
@@ -70,8 +70,6 @@ export interface CallContext {
 export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonRpcResponse>;
 
 const DEFAULT_TTL_MS = 300_000;
-/** SEP-2575 MissingRequiredClientCapability: the request needs a capability the client did not declare. */
-export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /**
  * Builds the method table for a tool set. Validates the set now (names, collisions,

@@ -6,12 +6,9 @@
 // envelope without its required keys is 400 with -32602; a revision we do not serve is
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
 import { isRecord } from "../../../src/values.js";
-import { failure, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcFailure } from "./jsonrpc.js";
+import { failure, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcFailure } from "./jsonrpc.js";
 import { base64ToBytes, bytesToBase64 } from "./base64.js";
 import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
-
-const HEADER_MISMATCH = -32020;
-const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 export interface HeaderValues {
   protocolVersion: string | null;

@@ -43,6 +43,13 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+// MCP's own codes (2026-07-28), named here once for both sides.
+/** SEP-2243 HeaderMismatch: the request's headers and its body disagree. */
+export const HEADER_MISMATCH = -32020;
+/** SEP-2575 MissingRequiredClientCapability: the request needs a capability the client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+/** UnsupportedProtocolVersion: a revision the server does not speak (its data lists those it does). */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const CODE_NAMES: Record<number, string> = {
   [PARSE_ERROR]: "parse_error",
