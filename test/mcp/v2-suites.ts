@@ -123,7 +123,7 @@ export function mcpToolsSuite(url: () => string) {
   });
 
   it("without ctx.requestInput a remote question is a clear tool error", async () => {
-    await expect(byName("deploy").call('{"env":"prod"}', ctx())).rejects.toThrow(/asks for input \("Deploy to prod\?"\).*createClient\(\{ suspension: suspension\(\) \}\)/);
+    await expect(byName("deploy").call('{"env":"prod"}', ctx())).rejects.toThrow(/asks for input \("Deploy to prod\?"\).*createClient\(\{ suspension: suspension\(\{ secret \}\) \}\)/);
   });
 
   it("inside a client the question suspends the run as a pending input call; the answer resumes it", async () => {

@@ -238,7 +238,7 @@ async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<
   const message = typeof p.message === "string" ? p.message : `The tool ${tool} needs input.`;
   if (p.mode === "url") throw new Error(`the MCP tool ${tool} asks the user to open a URL (${String(p.url)}), which toolloop does not offer`);
   if (!ctx.requestInput) {
-    throw new Error(`the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension() }) (ctx.requestInput)`);
+    throw new Error(`the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension({ secret }) }) (ctx.requestInput)`);
   }
   const schema = isRecord(p.requestedSchema) ? p.requestedSchema : undefined;
   // As a Standard Schema (jsonSchema()), so a client with suspension() checks the person's answer
