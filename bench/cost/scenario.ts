@@ -3,7 +3,7 @@
 // get_weather calls a step, then the answer) against the caching-aware Claude mock, and the
 // per-run CPU that pricing, tracer, compaction and fallback() add to a loop that uses them.
 import * as v from "valibot";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, compaction, fallback, tool, tracing, type ClientOptions, type Message, type ModelResponse, type Provider, type Tracer } from "../../src/index.js";
 import { startClaudeMock } from "../../test/mock/claude.js";
 import { PROMPT, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME, TOOL_OUTPUT } from "../agents/common.mjs";

@@ -12,9 +12,9 @@ export { benchDir, repoRoot };
 /** toolloop's public entry points and the repo sources they are built from. */
 export const TOOLLOOP_ENTRIES = {
   toolloop: "src/index.ts",
-  "toolloop/claude": "adapters/claude.ts",
-  "toolloop/openai": "adapters/openai.ts",
-  "toolloop/gemini": "adapters/gemini.ts",
+  "toolloop/claude": "adapters/claude/index.ts",
+  "toolloop/openai": "adapters/openai/index.ts",
+  "toolloop/gemini": "adapters/gemini/index.ts",
 };
 
 /** Resolves `toolloop` and `toolloop/*` to the repo's sources (the package is not installed in bench/). */

@@ -2,7 +2,7 @@
 // Bun.spawn. Run: npx bun test test/bun/claude-local.test.ts
 import { expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { ClaudeCliError, claudeLocal } from "../../adapters/claude-local.ts";
+import { ClaudeCliError, claudeLocal } from "../../adapters/claude-local/index.ts";
 import { createClient, isToolloopError } from "../../src/index.ts";
 
 const FAKE_CLAUDE = new URL("../fixtures/fake-claude/claude", import.meta.url).pathname;

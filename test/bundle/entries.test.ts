@@ -12,10 +12,10 @@ const ENTRIES: Record<string, { file: string; marker: string | null }> = {
   index: { file: "src/index.ts", marker: null },
   testing: { file: "src/testing.ts", marker: null },
   http: { file: "src/http-kit.ts", marker: null },
-  claude: { file: "adapters/claude.ts", marker: "api.anthropic.com" },
-  openai: { file: "adapters/openai.ts", marker: "/chat/completions" },
-  gemini: { file: "adapters/gemini.ts", marker: "generativelanguage.googleapis.com" },
-  tavily: { file: "adapters/tavily.ts", marker: "api.tavily.com" },
+  claude: { file: "adapters/claude/index.ts", marker: "api.anthropic.com" },
+  openai: { file: "adapters/openai/index.ts", marker: "/chat/completions" },
+  gemini: { file: "adapters/gemini/index.ts", marker: "generativelanguage.googleapis.com" },
+  tavily: { file: "adapters/tavily/index.ts", marker: "api.tavily.com" },
   mcp: { file: "adapters/mcp/index.ts", marker: "notifications/initialized" },
 };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claudeLocal } from "../../adapters/claude-local.js";
+import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, StructuredOutputError } from "../../src/index.js";
 import { FAKE_CLAUDE, fakeSession } from "./fake.js";
 

@@ -2,7 +2,7 @@ import { delimiter } from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../src/errors.js";
 import * as v from "valibot";
-import { claudeLocal } from "../../adapters/claude-local.js";
+import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, tool, webSearch } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop.js";
 import { FAKE_CLAUDE, FAKE_DIR, fakeSession } from "./fake.js";

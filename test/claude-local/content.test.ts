@@ -2,7 +2,7 @@
 // joined into it and an image or file in the prompt fails before a process starts; a tool's
 // media in the history goes as its text rendering.
 import { describe, expect, it } from "vitest";
-import { claudeLocal } from "../../adapters/claude-local.js";
+import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, type Message } from "../../src/index.js";
 import type { UnsupportedContentError } from "../../src/errors.js";
 import { FAKE_CLAUDE, fakeSession } from "./fake.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ClaudeCliError, claudeLocal, RuntimeNotSupportedError } from "../../adapters/claude-local.js";
+import { ClaudeCliError, claudeLocal, RuntimeNotSupportedError } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError } from "../../src/index.js";
 import { alive, FAKE_CLAUDE, fakeSession, until } from "./fake.js";
 

@@ -4,7 +4,7 @@
 // set, and usage that reports what the cache served.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, tool, type Message } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop.js";
 import { createPromptCache, startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";

@@ -4,7 +4,7 @@
 // fails before anything is sent.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, suspension, tool, type Message } from "../../src/index.js";
 import type { UnsupportedContentError } from "../../src/errors.js";
 import type { ContentPart } from "../../src/messages.js";

@@ -3,7 +3,7 @@
 // the API key never shows up in anything an error or the provider exposes.
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../src/errors.js";
-import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
 import { isToolloopError, type ProviderError, type StreamError } from "../../src/errors.js";
 import type { ModelRequest } from "../../src/provider.js";

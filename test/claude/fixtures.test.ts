@@ -4,7 +4,7 @@
 // decoded result is asserted exactly: text, tool calls with their argument strings,
 // finish reason, usage and the providerData content.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { toModelResponse } from "../../adapters/claude/decode.js";
 import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
 import type { ToolCall, Usage } from "../../src/messages.js";

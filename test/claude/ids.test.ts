@@ -2,7 +2,7 @@
 // one wire id, whatever made them (another provider, a server that says call_0 every step).
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { toWireMessages } from "../../adapters/claude/encode.js";
 import { createClient, tool, type Message } from "../../src/index.js";
 import { startClaudeMock, validateRequest, type ClaudeMock } from "../mock/claude.js";

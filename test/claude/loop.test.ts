@@ -3,7 +3,7 @@
 // fails here with the API's own error.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
 import { isToolloopError, type ProviderError } from "../../src/errors.js";
 import { messageEvents, mockSignature, startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";

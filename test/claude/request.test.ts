@@ -4,7 +4,7 @@
 // the recorded responses served back so the multi-turn requests are rebuilt end to end.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
 import type { ModelRequest } from "../../src/provider.js";
 import { startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";

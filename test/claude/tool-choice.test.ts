@@ -3,7 +3,7 @@
 // tool use with thinking refused by the API (the mock answers the 400 Anthropic does).
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude.js";
+import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, tool } from "../../src/index.js";
 import type { ToolChoice } from "../../src/provider.js";
 import { startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";

@@ -5,7 +5,7 @@ import { build } from "esbuild";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import * as claudeLocal from "../../adapters/claude-local.js";
+import * as claudeLocal from "../../adapters/claude-local/index.js";
 import * as core from "../../src/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,7 +18,7 @@ describe("error names in a minified bundle", () => {
     expect(classes.length).toBeGreaterThan(20);
     const entry = `
       import * as core from "./src/index.ts";
-      import * as local from "./adapters/claude-local.ts";
+      import * as local from "./adapters/claude-local/index.ts";
       const all = { ...core, ...local };
       // Constructors take differing arguments: the first of these lists each one accepts.
       const ARGS = [["max_steps", "m"], ["m"], ["p", "m"], ["p", 1], [{ provider: "p", message: "m", reason: "exit", command: "c" }], ["a", "b", "c", "d"], [[]]];

@@ -6,12 +6,12 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
-import { claudeLocal } from "../../adapters/claude-local.js";
-import { gemini } from "../../adapters/gemini.js";
+import { claude } from "../../adapters/claude/index.js";
+import { claudeLocal } from "../../adapters/claude-local/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
-import { tavilySearch } from "../../adapters/tavily.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { tavilySearch } from "../../adapters/tavily/index.js";
 import {
   compaction,
   createClient,

@@ -7,9 +7,9 @@
 // step included, and the mock must accept it. A plain approval replays the turn unchanged.
 import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
-import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiChat } from "../../adapters/openai.js";
+import { claude } from "../../adapters/claude/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createClient, suspension, tool, type AssistantMessage, type Decision, type Message, type Provider, type RunResult, type StreamEvent } from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, suspension, tool } from "../../src/index.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 
@@ -20,7 +20,7 @@ const RESUMER = `
 import * as v from "valibot";
 import { readFileSync } from "node:fs";
 import { createClient, suspension, tool } from "./src/index.ts";
-import { claude } from "./adapters/claude.ts";
+import { claude } from "./adapters/claude/index.ts";
 const paid = [];
 const pay = tool({ name: "pay", description: "Pays.", input: v.object({ amount: v.number() }), needsApproval: true, run: ({ amount }) => (paid.push(amount), "paid " + amount) });
 const history = JSON.parse(readFileSync(process.env.HISTORY_FILE, "utf8"));

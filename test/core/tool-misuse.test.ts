@@ -2,9 +2,9 @@
 // schemas that no model could fill, missing options, a search marker a provider cannot honour.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
-import { claude } from "../../adapters/claude.js";
-import { gemini } from "../../adapters/gemini.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { claude } from "../../adapters/claude/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
 import { createClient, isToolloopError, jsonTool, tool, toJSONSchema, webSearch, type UnsupportedSchemaError } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 

@@ -6,9 +6,9 @@
 // prompt is taken back.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude } from "../../adapters/claude.js";
-import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
+import { claude } from "../../adapters/claude/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { createClient, tool, toolOutput, type Message, type Provider, type ToolResult } from "../../src/index.js";
 import type { ContentPart } from "../../src/messages.js";
 import { startClaudeMock } from "../mock/claude.js";

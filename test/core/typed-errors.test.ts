@@ -3,7 +3,7 @@
 // malformed prompt part (a bad argument of the call, not a bad history), and option values
 // of the wrong type, which are named for what they are.
 import { describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, type Message } from "../../src/index.js";
 import { describeValue } from "../../src/errors.js";
 import { scriptedProvider } from "../../src/testing.js";

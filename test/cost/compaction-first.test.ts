@@ -4,7 +4,7 @@
 // before that first request, a short one is not, and after a request has reported its tokens
 // (or failed) the estimate goes on from the last request that did report.
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";

@@ -2,7 +2,7 @@
 // (each call answered by the very next message, never split), on the scripted provider and over
 // real HTTP against the Claude mock, which refuses a broken history the way the API does.
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, compaction, type StreamEvent } from "../../src/index.js";
 import { isToolloopError } from "../../src/errors.js";
 import { SUMMARY_HEADER } from "../../src/compaction.js";

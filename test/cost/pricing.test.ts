@@ -3,7 +3,7 @@
 // and its mock, with the usage fields the real API sends.
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, tool, type Provider, type StreamEvent, type Usage } from "../../src/index.js";
 import { usageCost } from "../../src/pricing.js";
 import { isToolloopError } from "../../src/errors.js";

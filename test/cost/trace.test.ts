@@ -7,13 +7,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { context as otelContext, ROOT_CONTEXT, trace as otelTrace, type ContextManager, type Tracer as OtelTracer } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient, fallback, suspension, tool, tracing, compaction } from "../../src/index.js";
 import { ProviderError } from "../../src/errors.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { errorBody, startClaudeMock } from "../mock/claude.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
-import { openai } from "../../adapters/openai.js";
+import { openai } from "../../adapters/openai/index.js";
 
 type Span = ReturnType<InMemorySpanExporter["getFinishedSpans"]>[number];
 const closers: (() => Promise<void>)[] = [];

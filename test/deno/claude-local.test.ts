@@ -1,6 +1,6 @@
 // toolloop/claude-local under Deno: the provider spawns the fake Claude Code CLI through
 // Deno.Command. Run: npx deno test --allow-all test/deno/claude-local.test.ts
-import { ClaudeCliError, claudeLocal } from "../../adapters/claude-local.ts";
+import { ClaudeCliError, claudeLocal } from "../../adapters/claude-local/index.ts";
 import { createClient, isToolloopError } from "../../src/index.ts";
 
 const FAKE_CLAUDE = new URL("../fixtures/fake-claude/claude", import.meta.url).pathname;

@@ -4,9 +4,9 @@
 // must not wait out the retry schedule as a connection error. Attempts are counted through
 // the provider's fetch, not timed.
 // Run: node_modules/.bin/deno test --allow-net=127.0.0.1,localhost test/deno/permission.test.ts
-import { claude } from "../../adapters/claude.ts";
-import { gemini } from "../../adapters/gemini.ts";
-import { openaiCompatible } from "../../adapters/openai.ts";
+import { claude } from "../../adapters/claude/index.ts";
+import { gemini } from "../../adapters/gemini/index.ts";
+import { openaiCompatible } from "../../adapters/openai/index.ts";
 import { createClient, isToolloopError, type Provider } from "../../src/index.ts";
 
 function assert(cond: unknown, message: string): asserts cond {

@@ -3,10 +3,10 @@
 // variable is set. A proxy baseURL, an auth header, a custom fetch (it may route to a proxy
 // or sign requests), or openaiCompatible (local servers need no key) are not refused.
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
-import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
-import { tavilySearch } from "../../adapters/tavily.js";
+import { claude } from "../../adapters/claude/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { tavilySearch } from "../../adapters/tavily/index.js";
 import { createClient } from "../../src/index.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
 import { rejection } from "./support.js";

@@ -3,8 +3,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
-import { openaiCompatible } from "../../adapters/openai.js";
+import { claude } from "../../adapters/claude/index.js";
+import { openaiCompatible } from "../../adapters/openai/index.js";
 import { createClient } from "../../src/index.js";
 
 let server: Server;

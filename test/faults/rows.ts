@@ -3,9 +3,9 @@
 // (error bodies, a stream cut short, a malformed event, a mid-stream error event, a tool
 // call whose argument text is whatever the test wants), plus readers for what the adapter
 // sent (tool results, tool_choice). Everything goes over real HTTP to 127.0.0.1.
-import { claude } from "../../adapters/claude.js";
-import { gemini } from "../../adapters/gemini.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
+import { claude } from "../../adapters/claude/index.js";
+import { gemini } from "../../adapters/gemini/index.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import type { Provider } from "../../src/index.js";
 import type { ProviderOptions } from "../../src/provider-options.js";
 import { startClaudeMock } from "../mock/claude.js";

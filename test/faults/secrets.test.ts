@@ -5,7 +5,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
 import { httpSettings } from "../../src/provider-options.js";
 import { redact, secretCount } from "../../src/secrets.js";

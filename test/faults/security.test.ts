@@ -237,9 +237,9 @@ describe("a key given in a header instead of apiKey is a secret too", () => {
       try {
         const baseURL = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
         const headers = { [header]: `${scheme}${key}` };
-        const { claude } = await import("../../adapters/claude.js");
-        const { openaiCompatible } = await import("../../adapters/openai.js");
-        const { gemini } = await import("../../adapters/gemini.js");
+        const { claude } = await import("../../adapters/claude/index.js");
+        const { openaiCompatible } = await import("../../adapters/openai/index.js");
+        const { gemini } = await import("../../adapters/gemini/index.js");
         const provider = label.startsWith("claude")
           ? claude({ apiKey: "unused-but-required-0123", model: "m", baseURL, headers, maxRetries: 0 })
           : label.startsWith("gemini")

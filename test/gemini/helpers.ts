@@ -1,6 +1,6 @@
 // Helpers shared by the Gemini adapter tests.
 import { createSSEParser } from "../../src/sse.js";
-import { gemini, type GeminiOptions } from "../../adapters/gemini.js";
+import { gemini, type GeminiOptions } from "../../adapters/gemini/index.js";
 import { createStreamDecoder, type Decoded } from "../../adapters/gemini/decode.js";
 import type { Delta, ModelRequest, ModelResponse, Provider } from "../../src/index.js";
 import { MOCK_API_KEY, startGeminiMock, type GeminiMock, type GeminiMockOptions } from "../mock/gemini.js";

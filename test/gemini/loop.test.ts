@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
-import { gemini } from "../../adapters/gemini.js";
+import { gemini } from "../../adapters/gemini/index.js";
 import { MOCK_API_KEY, type GeminiMock, type MockTurn } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";

@@ -1,7 +1,7 @@
 // checkTools: which tool schemas Gemini's parametersJsonSchema cannot take (and only those).
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
-import { gemini } from "../../adapters/gemini.js";
+import { gemini } from "../../adapters/gemini/index.js";
 import { schemaProblem } from "../../adapters/gemini/schema-check.js";
 import { toJSONSchema, type ToolSpec, type UnsupportedSchemaError } from "../../src/index.js";
 import { MOCK_API_KEY } from "../mock/gemini.js";

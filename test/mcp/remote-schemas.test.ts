@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { mcpTools } from "../../adapters/mcp/index.js";
-import { claude } from "../../adapters/claude.js";
+import { claude } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
 import type { Logger } from "../../src/log.js";
 import { startClaudeMock } from "../mock/claude.js";

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type StreamEvent } from "../../src/index.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { startOpenAIChatMock, sseData, type OpenAIChatMockOptions, type OpenAIMock } from "../mock/openai-chat.js";
 
 const KEY = "sk-test-chat-4f8a9c2b1d";

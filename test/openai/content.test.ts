@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { createClient, tool, type Message } from "../../src/index.js";
 import type { ContentPart } from "../../src/messages.js";
 import { toolOutput } from "../../src/tool.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { specValidator } from "./support/openapi.js";

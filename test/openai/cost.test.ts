@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, type StreamEvent } from "../../src/index.js";
-import { openai, openaiChat } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { Delta } from "../../src/provider.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";

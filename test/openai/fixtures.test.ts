@@ -3,7 +3,7 @@
 // stream fed to the decoders cut at random byte boundaries. Expected values were read off
 // the recordings (see PROVENANCE.md); the oracles below read the recordings independently.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openai, openaiChat } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { ToolCall, Usage } from "../../src/messages.js";

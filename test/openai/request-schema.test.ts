@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
 import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
-import { openai, openaiChat } from "../../adapters/openai.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { encodeChatRequest } from "../../adapters/openai/chat-encode.js";
 import { prepareTools } from "../../adapters/openai/strict-mode.js";
 import { encodeResponsesRequest } from "../../adapters/openai/responses-encode.js";

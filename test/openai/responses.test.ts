@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
-import { openai, openaiCompatible } from "../../adapters/openai.js";
+import { openai, openaiCompatible } from "../../adapters/openai/index.js";
 import { sseEvent, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock, type OpenAIResponsesMockOptions } from "../mock/openai-responses.js";
 

@@ -37,12 +37,12 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 export const entrySources: Record<string, string> = {
   toolloop: "src/index.ts",
   "toolloop/testing": "src/testing.ts",
-  "toolloop/claude": "adapters/claude.ts",
-  "toolloop/openai": "adapters/openai.ts",
-  "toolloop/gemini": "adapters/gemini.ts",
-  "toolloop/tavily": "adapters/tavily.ts",
+  "toolloop/claude": "adapters/claude/index.ts",
+  "toolloop/openai": "adapters/openai/index.ts",
+  "toolloop/gemini": "adapters/gemini/index.ts",
+  "toolloop/tavily": "adapters/tavily/index.ts",
   "toolloop/mcp": "adapters/mcp/index.ts",
-  "toolloop/claude-local": "adapters/claude-local.ts",
+  "toolloop/claude-local": "adapters/claude-local/index.ts",
 };
 
 export interface BundleOptions {

@@ -1,7 +1,7 @@
 // tavily_search inside a full agent loop: the (scripted) model calls the tool, reads its
 // output from the history the loop sends back, and answers citing a url.
 import { afterEach, describe, expect, it } from "vitest";
-import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily.js";
+import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily/index.js";
 import { createClient, webSearch } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";

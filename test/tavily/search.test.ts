@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily.js";
+import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily/index.js";
 import { isToolloopError, silentLogger, type ToolContext } from "../../src/index.js";
 import { startMockTavily, type MockReply, type MockTavily } from "./mock-tavily.js";
 

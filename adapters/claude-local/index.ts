@@ -15,16 +15,16 @@
 // runtime: Deno.Command in Deno, Bun.spawn in Bun, node:child_process in Node (loaded
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
-import { abortReason } from "../src/errors.js";
-import { checkOptions, numberOption } from "../src/options.js";
-import type { Provider } from "../src/provider.js";
-import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./claude-local/output.js";
-import { runProcess, spawner } from "./claude-local/process.js";
-import type { ClaudeLocalOptions } from "./claude-local/options.js";
-import { cliArgs, transcript } from "./claude-local/prompt.js";
+import { abortReason } from "../../src/errors.js";
+import { checkOptions, numberOption } from "../../src/options.js";
+import type { Provider } from "../../src/provider.js";
+import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./output.js";
+import { runProcess, spawner } from "./process.js";
+import type { ClaudeLocalOptions } from "./options.js";
+import { cliArgs, transcript } from "./prompt.js";
 
-export { ClaudeCliError, RuntimeNotSupportedError, type ClaudeCliFailure } from "./claude-local/errors.js";
-export type { ClaudeLocalOptions } from "./claude-local/options.js";
+export { ClaudeCliError, RuntimeNotSupportedError, type ClaudeCliFailure } from "./errors.js";
+export type { ClaudeLocalOptions } from "./options.js";
 
 export interface ClaudeLocalProvider extends Provider {
   readonly name: "claude-local";

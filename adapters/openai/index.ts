@@ -4,20 +4,13 @@
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 // One factory per wire format, so a program ships only the codec of the factory it calls
 // (an option could not choose: a bundler cannot drop code that data selects).
-import { InvalidOptionsError, UnsupportedSchemaError } from "../src/errors.js";
-import { postJSON, postSSE } from "../src/http.js";
-import { checkOptions } from "../src/options.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions, type RequestOverrides } from "../src/provider-options.js";
-import { readOpenAIError } from "./openai/errors.js";
-import { requireApiKey } from "../src/api-key.js";
-import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../src/provider.js";
-import { encodeChatRequest, type ChatSettings } from "./openai/chat-encode.js";
-import { createChatStreamDecoder, decodeChatBody } from "./openai/chat-decode.js";
-import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./openai/strict-mode.js";
-import { encodeResponsesRequest, type ResponsesSettings } from "./openai/responses-encode.js";
-import { createResponsesStreamDecoder, decodeResponsesBody } from "./openai/responses-decode.js";
-import type { DecodeContext } from "./openai/decode.js";
-import { findSchemaProblem } from "./openai/schema-check.js";
+import { requireApiKey } from "../../src/api-key.js";
+import { InvalidOptionsError } from "../../src/errors.js";
+import { checkOptions } from "../../src/options.js";
+import { PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
+import { chatEndpoint, createProvider, responsesEndpoint, type Endpoint, type OpenAIProvider } from "./engine.js";
+
+export type { OpenAIProvider } from "./engine.js";
 
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
@@ -112,12 +105,6 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
   /** The parallel_tool_calls value, sent only when compat.parallelToolCalls is true. Default true. */
   parallelToolCalls?: boolean | undefined;
   compat?: OpenAICompatibleCapabilities | undefined;
-}
-
-/** The provider every factory returns; JSON (and so logs) show only the name and model, never the key. */
-export interface OpenAIProvider extends Provider {
-  readonly model: string;
-  toJSON(): { name: string; model: string };
 }
 
 /** OpenAI's Responses API. */
@@ -231,62 +218,6 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvid
     }), supportsWebSearch: false };
 }
 
-/** How one API is spoken: where to POST, what body, and how to read the answer. */
-type Endpoint = (request: ModelRequest, tools: PreparedSchema[], format: PreparedSchema | undefined, stream: boolean) => Exchange;
-
-interface Exchange {
-  url: string;
-  body: Record<string, unknown>;
-  decodeBody: (ctx: DecodeContext, body: unknown) => ModelResponse;
-  stream: (ctx: DecodeContext, onDelta?: ModelRequest["onDelta"]) => StreamDecoder;
-}
-
-function responsesEndpoint(base: string, settings: ResponsesSettings): Endpoint {
-  return (request, tools, format, stream) => ({
-    url: `${base}/responses`,
-    body: encodeResponsesRequest(request, settings, tools, format, stream),
-    decodeBody: decodeResponsesBody,
-    stream: createResponsesStreamDecoder,
-  });
-}
-
-function chatEndpoint(base: string, settings: ChatSettings): Endpoint {
-  return (request, tools, format, stream) => ({
-    url: `${base}/chat/completions`,
-    body: encodeChatRequest(request, settings, tools, format, stream),
-    decodeBody: decodeChatBody,
-    stream: createChatStreamDecoder,
-  });
-}
-
-type KeyedOptions = ProviderOptions & { organization?: string; project?: string };
-
-/** What one provider object is made of; each factory fills it in. */
-interface ProviderConfig {
-  /** Names the provider in errors and providerData. */
-  name: string;
-  /** The caller's options (key, headers, fetch, retries...). */
-  options: KeyedOptions;
-  /** The vendor's own URL, where a key from a browser needs dangerouslyAllowBrowser. */
-  vendorBaseURL: string;
-  strict: StrictMode;
-  /** Refuse array schemas without items when tools are set (OpenAI does; other servers may not). */
-  arrayItems: boolean;
-  endpoint: Endpoint;
-}
-
-/** The provider object. The key stays in this closure: the object has no property holding it. */
-function createProvider(config: ProviderConfig): OpenAIProvider {
-  const { name, options } = config;
-  return {
-    name,
-    model: options.model,
-    checkTools: (tools) => checkTools(name, tools, config.arrayItems),
-    generate: (request) => send(config, request),
-    toJSON: () => ({ name, model: options.model }),
-  };
-}
-
 /** The model id without a router's "vendor/" prefix, lower-cased. */
 const bareModel = (model: string) => model.toLowerCase().replace(/^.*\//, "");
 
@@ -295,51 +226,4 @@ function isReasoningModel(model: string): boolean {
   const m = bareModel(model);
   if (m.startsWith("gpt-5") && m.includes("chat")) return false;
   return /^(o\d|gpt-5|codex)/.test(m);
-}
-
-function checkTools(provider: string, tools: readonly ToolSpec[], arrayItems: boolean): void {
-  for (const t of tools) {
-    const problem = findSchemaProblem(t.parameters, { arrayItems });
-    if (problem) throw new UnsupportedSchemaError(provider, t.name, problem.path, problem.reason);
-  }
-}
-
-/** One model call: build the body, POST it (JSON or SSE), decode, map strict output back. */
-async function send(config: ProviderConfig, request: ModelRequest): Promise<ModelResponse> {
-  const { name, options, vendorBaseURL, strict: mode, endpoint } = config;
-  const overrides: RequestOverrides = { readError: readOpenAIError };
-  if (request.maxRetries !== undefined) overrides.maxRetries = request.maxRetries;
-  if (request.idleTimeout !== undefined) overrides.idleTimeout = request.idleTimeout;
-  const http = httpSettings(name, options, vendorBaseURL, overrides);
-  const tools = prepareTools(request.tools, mode);
-  const format = request.responseSchema ? prepareFormat(request.responseSchema.name, request.responseSchema.schema, mode) : undefined;
-  const streaming = request.onDelta !== undefined;
-  const exchange = endpoint(request, tools, format, streaming);
-  const headers = requestHeaders(options, streaming);
-  let requestId: string | undefined;
-  const ctx: DecodeContext = { provider: name, requestId: () => requestId };
-  const req = { url: exchange.url, headers, body: exchange.body, signal: request.signal };
-  let response: ModelResponse;
-  if (streaming) {
-    const decoder = exchange.stream(ctx, request.onDelta);
-    await postSSE(http, req, (ev, id) => {
-      requestId = id;
-      decoder.push(ev.data);
-    });
-    response = decoder.finish();
-  } else {
-    const answer = await postJSON(http, req);
-    requestId = answer.requestId;
-    response = exchange.decodeBody(ctx, answer.body);
-  }
-  return restoreStrict(response, tools, format);
-}
-
-function requestHeaders(options: KeyedOptions, streaming: boolean): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  if (options.organization) headers["openai-organization"] = options.organization;
-  if (options.project) headers["openai-project"] = options.project;
-  if (streaming) headers.accept = "text/event-stream";
-  return { ...headers, ...options.headers };
 }

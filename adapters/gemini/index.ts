@@ -1,19 +1,19 @@
 // toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
-import { InvalidOptionsError, ProviderError } from "../src/errors.js";
-import { postJSON, postSSE } from "../src/http.js";
-import { checkOptions } from "../src/options.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../src/provider-options.js";
-import { readGoogleError } from "./gemini/errors.js";
-import { requireApiKey } from "../src/api-key.js";
-import { addUsage, emptyUsage } from "../src/messages.js";
-import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
-import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./gemini/decode.js";
-import { appendContent, encodeRequest } from "./gemini/encode.js";
-import { checkToolSchemas } from "./gemini/schema-check.js";
-import { isRecord } from "../src/values.js";
-import type { GenerateContentRequest, GenerationConfig, Part } from "./gemini/wire.js";
+import { InvalidOptionsError, ProviderError } from "../../src/errors.js";
+import { postJSON, postSSE } from "../../src/http.js";
+import { checkOptions } from "../../src/options.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
+import { readGoogleError } from "./errors.js";
+import { requireApiKey } from "../../src/api-key.js";
+import { addUsage, emptyUsage } from "../../src/messages.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/provider.js";
+import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./decode.js";
+import { appendContent, encodeRequest } from "./encode.js";
+import { checkToolSchemas } from "./schema-check.js";
+import { isRecord } from "../../src/values.js";
+import type { GenerateContentRequest, GenerationConfig, Part } from "./wire.js";
 
 const NAME = "gemini";
 const DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta";

@@ -5,25 +5,25 @@
 // Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
 // schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
-import { describeValue, InvalidOptionsError } from "../src/errors.js";
-import { addUsage, emptyUsage } from "../src/messages.js";
-import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../src/provider.js";
-import { postJSON, postSSE } from "../src/http.js";
-import { checkOptions } from "../src/options.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../src/provider-options.js";
-import { isBrowser } from "../src/runtime.js";
-import { requireApiKey } from "../src/api-key.js";
-import type { CacheSetting } from "./claude/cache.js";
-import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./claude/decode.js";
-import { readAnthropicError } from "./claude/errors.js";
-import { encodeRequest, replayable, type BodySettings } from "./claude/encode.js";
-import { checkTools } from "./claude/schema-check.js";
-import { toUsage } from "./claude/usage.js";
-import { outputTool, takeOutputCall, type StructuredOutputMode } from "./claude/structured-output.js";
-import type { Turn, WireMessage } from "./claude/wire.js";
+import { describeValue, InvalidOptionsError } from "../../src/errors.js";
+import { addUsage, emptyUsage } from "../../src/messages.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/provider.js";
+import { postJSON, postSSE } from "../../src/http.js";
+import { checkOptions } from "../../src/options.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
+import { isBrowser } from "../../src/runtime.js";
+import { requireApiKey } from "../../src/api-key.js";
+import type { CacheSetting } from "./cache.js";
+import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./decode.js";
+import { readAnthropicError } from "./errors.js";
+import { encodeRequest, replayable, type BodySettings } from "./encode.js";
+import { checkTools } from "./schema-check.js";
+import { toUsage } from "./usage.js";
+import { outputTool, takeOutputCall, type StructuredOutputMode } from "./structured-output.js";
+import type { Turn, WireMessage } from "./wire.js";
 
-export type { StructuredOutputMode } from "./claude/structured-output.js";
-export type { CacheSetting } from "./claude/cache.js";
+export type { StructuredOutputMode } from "./structured-output.js";
+export type { CacheSetting } from "./cache.js";
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 /** A paused turn is continued at most this many times before it is returned as it stands. */
