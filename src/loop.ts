@@ -12,6 +12,7 @@ import type { StopCondition } from "./stop.js";
 import type { Tool } from "./tool.js";
 import type { JSONSchema } from "./schema.js";
 import { parseJSONArguments } from "./clean-json.js";
+import { stepFinish } from "./step-finish.js";
 
 /** What client.stream() yields; the last event is always `finish`. */
 export type StreamEvent =
@@ -164,17 +165,14 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     const response = await callModel(history, cfg, opts, registry, p.system ?? cfg.system, last ? "none" : (p.toolChoice ?? cfg.toolChoice));
     usage = addUsage(usage, response.usage);
     const calls = last ? [] : uniqueCallIds(response.toolCalls, cfg.logger);
-    // What the step said: the response without what the history keeps apart (providerData) or
-    // renames (calls). Spread first in step-finish, so a custom provider's own fields cannot
-    // pass for the event's type or step.
-    const { providerData, toolCalls: _, ...said } = response;
+    const { providerData } = response;
     const message: AssistantMessage = { role: "assistant", content: response.text };
     if (calls.length) message.toolCalls = calls;
     if (providerData) message.providerData = providerData;
     history.splice(at, 0, message);
     // A step ends after its tool results: step-finish follows the step's tool-result events.
     const stepFinished = async (toolResults: ToolResult[]) => {
-      const s: StepResult = { ...said, type: "step-finish", step, toolCalls: calls, toolResults };
+      const s = stepFinish(response, step, calls, toolResults);
       emit(s);
       await cfg.steps.onStepFinish?.(s);
       return s;
