@@ -7,7 +7,7 @@ const entries = Object.fromEntries(
   Object.entries({
     index: "src/index.ts",
     testing: "src/testing.ts",
-    http: "src/http-kit.ts",
+    http: "src/http/kit.ts",
     claude: "adapters/claude/index.ts",
     openai: "adapters/openai/index.ts",
     gemini: "adapters/gemini/index.ts",

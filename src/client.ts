@@ -1,23 +1,23 @@
 // createClient(): the conversation a user holds. It owns the history and the tool set;
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
-import { formatIssues } from "./issues.js";
-import type { Infer } from "./tool.js";
-import { parseJSONArguments } from "./clean-json.js";
-import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./errors.js";
-import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./history.js";
-import { checkOptions, numberOption } from "./options.js";
-import { silentLogger, type Logger } from "./log.js";
-import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop.js";
-import type { ContentPart, Message } from "./messages.js";
-import type { Provider, ToolChoice } from "./provider.js";
-import type { Decision, Suspension } from "./suspension.js";
-import { createRegistry, type Registry } from "./registry.js";
-import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema.js";
-import type { Tool } from "./tool.js";
-import { priced, type Pricing } from "./pricing.js";
-import type { TracingLayer } from "./trace.js";
-import type { Compaction } from "./compaction.js";
+import { formatIssues } from "./base/index.js";
+import type { Infer } from "./tools/index.js";
+import { parseJSONArguments } from "./tools/index.js";
+import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./base/index.js";
+import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./conversation/index.js";
+import { checkOptions, numberOption } from "./base/index.js";
+import { silentLogger, type Logger } from "./base/index.js";
+import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop/index.js";
+import type { ContentPart, Message } from "./conversation/index.js";
+import type { Provider, ToolChoice } from "./conversation/index.js";
+import type { Decision, Suspension } from "./suspension/index.js";
+import { createRegistry, type Registry } from "./tools/index.js";
+import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema/index.js";
+import type { Tool } from "./tools/index.js";
+import { priced, type Pricing } from "./cost/index.js";
+import type { TracingLayer } from "./cost/index.js";
+import type { Compaction } from "./cost/index.js";
 
 export interface ClientOptions extends StepOptions {
   provider: Provider;

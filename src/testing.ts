@@ -1,10 +1,10 @@
 // toolloop/testing: a scripted provider for tests. It answers from a list of turns and
 // records every request it received, so a test can assert what the loop sent.
-import { sleep } from "./body.js";
-import type { ToolCall, Usage } from "./messages.js";
-import type { ModelRequest, ModelResponse, Provider } from "./provider.js";
-import { abortReason, InvalidOptionsError, ProviderError } from "./errors.js";
-import { checkOptions } from "./options.js";
+import { sleep } from "./http/index.js";
+import type { ToolCall, Usage } from "./conversation/index.js";
+import type { ModelRequest, ModelResponse, Provider } from "./conversation/index.js";
+import { abortReason, InvalidOptionsError, ProviderError } from "./base/index.js";
+import { checkOptions } from "./base/index.js";
 
 /** A scripted tool call; `arguments` is the raw string the "model" sends (objects are JSON-encoded). */
 export interface ScriptedCall {

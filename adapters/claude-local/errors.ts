@@ -1,5 +1,5 @@
 // The errors of toolloop/claude-local: the runtime cannot start processes, or the CLI failed.
-import { ToolloopError } from "../../src/errors.js";
+import { ToolloopError } from "../../src/base/index.js";
 
 /** How much of the CLI's stderr an error keeps (its end, where the reason usually is). */
 export const STDERR_TAIL = 2048;

@@ -15,9 +15,9 @@
 // runtime: Deno.Command in Deno, Bun.spawn in Bun, node:child_process in Node (loaded
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
-import { abortReason } from "../../src/errors.js";
-import { checkOptions, numberOption } from "../../src/options.js";
-import type { Provider } from "../../src/provider.js";
+import { abortReason } from "../../src/base/index.js";
+import { checkOptions, numberOption } from "../../src/base/index.js";
+import type { Provider } from "../../src/conversation/index.js";
 import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./output.js";
 import { runProcess, spawner } from "./process.js";
 import type { ClaudeLocalOptions } from "./options.js";

@@ -1,8 +1,8 @@
 // Reading what the CLI printed: the result JSON, or stream-json events as they arrive.
-import type { FinishReason, ModelRequest, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import type { FinishReason, ModelRequest, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { finishReason as anthropicFinish, toUsage } from "../claude/usage.js";
 import { ClaudeCliError } from "./errors.js";
-import { isRecord, optionalString } from "../../src/values.js";
+import { isRecord, optionalString } from "../../src/base/index.js";
 import type { ProcessResult } from "./process.js";
 
 /** The fields of the CLI's result object that toolloop reads. */

@@ -2,8 +2,8 @@
 // picking the runtime's spawner: Deno.Command, Bun.spawn, or node:child_process (loaded
 // lazily, so importing this never pulls a node: module into a browser or Worker bundle,
 // where RuntimeNotSupportedError is thrown instead).
-import { abortReason } from "../../src/errors.js";
-import { isBrowser } from "../../src/runtime.js";
+import { abortReason } from "../../src/base/index.js";
+import { isBrowser } from "../../src/base/index.js";
 import { ClaudeCliError, RuntimeNotSupportedError, STDERR_TAIL } from "./errors.js";
 import type { Child, SpawnOptions, Spawner } from "./spawn.js";
 import { bunSpawner, type BunGlobal } from "./spawn-bun.js";

@@ -1,7 +1,7 @@
 // What the CLI is given: its command line and the conversation as one prompt.
-import { UnsupportedContentError } from "../../src/errors.js";
-import type { ContentPart, Message } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import { UnsupportedContentError } from "../../src/base/index.js";
+import type { ContentPart, Message } from "../../src/conversation/index.js";
+import type { ModelRequest } from "../../src/conversation/index.js";
 import type { ClaudeLocalOptions } from "./options.js";
 
 export function cliArgs(options: ClaudeLocalOptions, request: ModelRequest, streaming: boolean): string[] {

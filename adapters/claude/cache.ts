@@ -2,8 +2,8 @@
 // previous step's prefix from Anthropic's cache instead of paying for it again. The
 // prompt is cached in the order tools → system → messages, up to each breakpoint; a
 // request may carry at most 4, counting any the caller's own blocks already hold.
-import type { MessagesBody } from "./encode.js";
-import { isRecord, type Block } from "./wire.js";
+import { copyWith } from "../../src/base/index.js";
+import { isRecord, type Block, type MessagesBody } from "./wire.js";
 
 export type CacheSetting = "auto" | "off" | { ttl: "5m" | "1h" };
 
@@ -41,7 +41,7 @@ export function addBreakpoints(body: MessagesBody, cache: CacheSetting): void {
     const system = typeof body.system === "string" ? [{ type: "text", text: body.system }] : body.system;
     const last = system[system.length - 1];
     if (!last || last.cache_control !== undefined) return false;
-    system[system.length - 1] = { ...last, cache_control: control };
+    system[system.length - 1] = copyWith(last, { cache_control: control });
     body.system = system;
     return true;
   });
@@ -67,7 +67,7 @@ function markMessage(body: MessagesBody, index: number, control: Record<string, 
     if (UNMARKABLE.has(block.type)) continue;
     if (block.cache_control !== undefined) return false; // already a breakpoint
     // A copy: the block may be one history holds (a replayed Claude turn).
-    content[i] = { ...block, cache_control: control };
+    content[i] = copyWith(block, { cache_control: control });
     return true;
   }
   return false;

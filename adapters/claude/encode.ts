@@ -1,12 +1,13 @@
 // ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
 // neutral history as Anthropic `messages`.
-import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/messages.js";
-import type { ModelRequest, ToolChoice } from "../../src/provider.js";
+import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/conversation/index.js";
+import type { ModelRequest, ToolChoice } from "../../src/conversation/index.js";
+import { copyWith } from "../../src/base/index.js";
 import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
 import { tryParse } from "./decode.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
-import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
+import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type MessagesBody, type WireMessage } from "./wire.js";
 
 export interface BodySettings {
   model: string;
@@ -20,21 +21,6 @@ export interface BodySettings {
   cache: CacheSetting;
 }
 
-export interface MessagesBody {
-  model: string;
-  max_tokens: number;
-  messages: WireMessage[];
-  system?: string | Block[];
-  tools?: Record<string, unknown>[];
-  tool_choice?: Record<string, unknown>;
-  thinking?: { type: "enabled"; budget_tokens: number };
-  temperature?: number;
-  top_p?: number;
-  top_k?: number;
-  stop_sequences?: string[];
-  output_config?: Record<string, unknown>;
-  stream?: true;
-}
 
 export function encodeRequest(request: ModelRequest, s: BodySettings, output: OutputTool | undefined): MessagesBody {
   const body: MessagesBody = { model: s.model, max_tokens: s.maxTokens, messages: toWireMessages(request.messages) };
@@ -99,7 +85,11 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
 
 /** An assistant turn as last encoded: what it was encoded from (compared by identity), the call ids it took (each sent unchanged: a renamed id depends on the turns before it), its blocks. */
 interface EncodedTurn {
-  from: unknown[];
+  content: string;
+  toolCalls: AssistantMessage["toolCalls"];
+  providerData: AssistantMessage["providerData"];
+  stored: unknown;
+  storedLength: number | false;
   ids: string[];
   blocks: Block[];
 }
@@ -115,15 +105,26 @@ const encodedTurns = new WeakMap<AssistantMessage, EncodedTurn>();
  * is copied because toWireMessages merges turns into it.
  */
 function encodedTurn(m: AssistantMessage, ids: WireIds): Block[] {
-  const stored = m.providerData?.value;
-  const from = [m.content, m.toolCalls, m.providerData, stored, Array.isArray(stored) && stored.length];
+  const { content, toolCalls, providerData } = m;
+  const stored = providerData?.value;
+  const storedLength = Array.isArray(stored) && stored.length;
   const hit = encodedTurns.get(m);
-  if (hit && hit.from.every((v, i) => v === from[i]) && ids.takeUnchanged(hit.ids)) return hit.blocks.slice();
+  if (
+    hit &&
+    hit.content === content &&
+    hit.toolCalls === toolCalls &&
+    hit.providerData === providerData &&
+    hit.stored === stored &&
+    hit.storedLength === storedLength &&
+    ids.takeUnchanged(hit.ids)
+  ) {
+    return hit.blocks.slice();
+  }
   const taken: string[] = [];
   ids.record = taken;
   const blocks = assistantBlocks(m, ids);
   ids.record = undefined;
-  if (!taken.includes(RENAMED)) encodedTurns.set(m, { from, ids: taken, blocks });
+  if (!taken.includes(RENAMED)) encodedTurns.set(m, { content, toolCalls, providerData, stored, storedLength, ids: taken, blocks });
   return blocks.slice();
 }
 
@@ -163,7 +164,7 @@ function assistantBlocks(m: AssistantMessage, ids: WireIds): Block[] {
     // (platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks).
     const id = ids.call(c.id);
     const input = isRecord(b.input) && JSON.stringify(b.input) === c.arguments ? b.input : toolInput(c.arguments);
-    blocks.push(id !== b.id || input !== b.input ? { ...b, id, input } : b);
+    blocks.push(id !== b.id || input !== b.input ? copyWith(b, { id, input }) : b);
   }
   // A kept call missing from the stored blocks still needs its tool_use for the result.
   for (const c of calls) if (!sent.has(c)) blocks.push(toolUse(c, ids));
@@ -221,14 +222,23 @@ const WIRE_ID = /^[a-zA-Z0-9_-]+$/;
  */
 class WireIds {
   private readonly used = new Set<string>();
-  /** The current turn's calls not answered yet: their wire ids under each call id, in call order. */
-  private open = new Map<string, string[]>();
+  /**
+   * The current turn's calls in call order: their ids, and their wire ids until answered
+   * (undefined after). Two short arrays rather than a Map of lists: a turn holds a few calls,
+   * and this runs for every call of the history on every request.
+   */
+  private ids: string[] = [];
+  private wires: (string | undefined)[] = [];
+  /** Every call before this index is answered: results in call order find theirs at once. */
+  private answered = 0;
   /** When set, each call's id is noted here (RENAMED when its wire id differs). */
   record: string[] | undefined;
 
   /** A new assistant turn: the results that follow answer its calls. */
   turn(): this {
-    this.open = new Map();
+    this.ids = [];
+    this.wires = [];
+    this.answered = 0;
     return this;
   }
 
@@ -248,13 +258,23 @@ class WireIds {
     return true;
   }
 
+  /** The wire id of the first call under `id` not answered yet; a result with none takes a new one (as a call). */
   result(id: string): string {
-    return this.open.get(id)?.shift() ?? this.call(id);
+    const { ids, wires } = this;
+    for (let i = this.answered; i < ids.length; i++) {
+      const wire = wires[i];
+      if (wire === undefined || ids[i] !== id) continue;
+      wires[i] = undefined;
+      while (this.answered < ids.length && wires[this.answered] === undefined) this.answered++;
+      return wire;
+    }
+    return this.call(id);
   }
 
   private take(id: string, wire: string): void {
     this.used.add(wire);
-    this.open.get(id)?.push(wire) ?? this.open.set(id, [wire]);
+    this.ids.push(id);
+    this.wires.push(wire);
   }
 }
 

@@ -5,14 +5,14 @@
 // Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
 // schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
-import { describeValue, InvalidOptionsError } from "../../src/errors.js";
-import { addUsage, emptyUsage } from "../../src/messages.js";
-import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/provider.js";
-import { postJSON, postSSE } from "../../src/http.js";
-import { checkOptions } from "../../src/options.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
-import { isBrowser } from "../../src/runtime.js";
-import { requireApiKey } from "../../src/api-key.js";
+import { describeValue, InvalidOptionsError } from "../../src/base/index.js";
+import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
+import { postJSON, postSSE } from "../../src/http/index.js";
+import { checkOptions } from "../../src/base/index.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
+import { isBrowser } from "../../src/base/index.js";
+import { requireApiKey } from "../../src/http/index.js";
 import type { CacheSetting } from "./cache.js";
 import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./decode.js";
 import { readAnthropicError } from "./errors.js";

@@ -3,8 +3,8 @@
 // numeric / length / count constraints are refused. Those constraints are moved into the
 // description (so the model still sees them) — the client validates the answer against
 // the original schema anyway and re-asks once on a mismatch.
-import type { JSONSchema } from "../../src/schema.js";
-import { mapSubschemas } from "../../src/schema-walk.js";
+import type { JSONSchema } from "../../src/schema/index.js";
+import { mapSubschemas } from "../../src/schema/index.js";
 import { isRecord } from "./wire.js";
 
 const MOVED = "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength maxItems minProperties maxProperties".split(" ");

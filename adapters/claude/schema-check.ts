@@ -1,8 +1,8 @@
 // Claude takes a tool's JSON Schema as it is (draft 2020-12), with one rule of its own:
 // `input_schema` must describe an object. Only that is rejected here, when setTools() runs,
 // instead of as a 400 at the first request.
-import { UnsupportedSchemaError } from "../../src/errors.js";
-import type { ToolSpec } from "../../src/provider.js";
+import { UnsupportedSchemaError } from "../../src/base/index.js";
+import type { ToolSpec } from "../../src/conversation/index.js";
 import { isRecord } from "./wire.js";
 
 export function checkTools(tools: readonly ToolSpec[]): void {

@@ -3,8 +3,8 @@
 // models and later). "tool" is for models and gateways without it: the schema becomes
 // the input schema of one extra tool the model is steered to call, and that call is
 // turned back into the answer text here.
-import type { ModelRequest } from "../../src/provider.js";
-import type { JSONSchema } from "../../src/schema.js";
+import type { ModelRequest } from "../../src/conversation/index.js";
+import type { JSONSchema } from "../../src/schema/index.js";
 import { toOutputSchema } from "./output-schema.js";
 import { isRecord, type Block, type Turn } from "./wire.js";
 

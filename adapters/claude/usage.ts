@@ -1,9 +1,9 @@
 // Anthropic `usage` and `stop_reason` → the neutral Usage and FinishReason. One module for
 // toolloop/claude and toolloop/claude-local (the CLI reports the API's own fields), so both
 // count the same way.
-import { finiteNumber } from "../../src/values.js";
-import type { Usage } from "../../src/messages.js";
-import type { FinishReason } from "../../src/provider.js";
+import { finiteNumber } from "../../src/base/index.js";
+import type { Usage } from "../../src/conversation/index.js";
+import type { FinishReason } from "../../src/conversation/index.js";
 import { isRecord } from "./wire.js";
 
 /**

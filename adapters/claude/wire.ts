@@ -2,7 +2,7 @@
 // Content blocks stay loosely typed on purpose: blocks the adapter does not interpret
 // (server tool results, citations, blocks from future API versions) pass through as
 // they came, so they can be replayed verbatim.
-import { isRecord } from "../../src/values.js";
+import { isRecord } from "../../src/base/index.js";
 
 /** Any content block: `type` plus whatever fields that type carries. */
 export interface Block {
@@ -57,4 +57,21 @@ export { isRecord };
 
 export function isBlock(v: unknown): v is Block {
   return isRecord(v) && typeof v.type === "string";
+}
+
+/** The Messages API request body toolloop sends. */
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: WireMessage[];
+  system?: string | Block[];
+  tools?: Record<string, unknown>[];
+  tool_choice?: Record<string, unknown>;
+  thinking?: { type: "enabled"; budget_tokens: number };
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  output_config?: Record<string, unknown>;
+  stream?: true;
 }

@@ -1,5 +1,5 @@
 // GenerateContentResponse → neutral ModelResponse, as a small pure state machine fed one
-// response chunk at a time: createStreamDecoder() is the StreamDecoder (src/provider.ts) for
+// response chunk at a time: createStreamDecoder() is the StreamDecoder (src/conversation/provider.ts) for
 // streamGenerateContent?alt=sse (push() each event's data, deltas go to onDelta), and
 // decodeBody() runs the same machine over one generateContent body. No I/O, so it can be fed
 // a recorded stream split anywhere.
@@ -15,12 +15,12 @@
 //   `{functionCall: {name, args}}` part (see partial-args.ts).
 // Thought-summary text (parts with `thought: true`, thinkingConfig.includeThoughts) is
 // reported as reasoning-delta, never as answer text.
-import { ProviderError, StreamError } from "../../src/errors.js";
-import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { ProviderError, StreamError } from "../../src/base/index.js";
+import type { ToolCall, Usage } from "../../src/conversation/index.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
-import { fnv1a36 } from "../../src/hash.js";
-import { finiteNumber, isRecord, optionalString } from "../../src/values.js";
+import { fnv1a36 } from "../../src/base/index.js";
+import { finiteNumber, isRecord, optionalString } from "../../src/base/index.js";
 import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 
 type DecodeMode = "stream" | "json";

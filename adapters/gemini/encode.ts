@@ -11,11 +11,11 @@
 //   media go in its functionResponse.parts (Gemini 3), its text rendering in `response`.
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/json-depth.js";
-import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/base/index.js";
+import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../../src/conversation/index.js";
+import type { ModelRequest } from "../../src/conversation/index.js";
 import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
-import { isRecord } from "../../src/values.js";
+import { isRecord } from "../../src/base/index.js";
 import type {
   Content,
   FunctionCallingConfig,

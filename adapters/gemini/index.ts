@@ -1,18 +1,18 @@
 // toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
-import { InvalidOptionsError, ProviderError } from "../../src/errors.js";
-import { postJSON, postSSE } from "../../src/http.js";
-import { checkOptions } from "../../src/options.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
+import { InvalidOptionsError, ProviderError } from "../../src/base/index.js";
+import { postJSON, postSSE } from "../../src/http/index.js";
+import { checkOptions } from "../../src/base/index.js";
+import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
 import { readGoogleError } from "./errors.js";
-import { requireApiKey } from "../../src/api-key.js";
-import { addUsage, emptyUsage } from "../../src/messages.js";
-import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/provider.js";
+import { requireApiKey } from "../../src/http/index.js";
+import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
 import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./decode.js";
 import { appendContent, encodeRequest } from "./encode.js";
 import { checkToolSchemas } from "./schema-check.js";
-import { isRecord } from "../../src/values.js";
+import { isRecord } from "../../src/base/index.js";
 import type { GenerateContentRequest, GenerationConfig, Part } from "./wire.js";
 
 const NAME = "gemini";

@@ -12,8 +12,8 @@
 // shorter list of the multimodal function-response docs (png, jpeg, webp, pdf, text/plain).
 // A tool's part that cannot go in functionResponse.parts (any, before Gemini 3) is left out, and
 // the response says what it was and why (`note`), so a run is not stuck on what a tool made.
-import { UnsupportedContentError } from "../../src/errors.js";
-import { renderParts, type ContentPart } from "../../src/messages.js";
+import { UnsupportedContentError } from "../../src/base/index.js";
+import { renderParts, type ContentPart } from "../../src/conversation/index.js";
 import type { Part } from "./wire.js";
 
 type Media = Exclude<ContentPart, { type: "text" }>;

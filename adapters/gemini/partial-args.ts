@@ -5,7 +5,7 @@
 // may be split across fragments of the same jsonPath: a fragment with `willContinue: true`
 // is continued by the next fragment for that path. This module assembles the fragments
 // into the plain `args` object the Gemini API (generativelanguage) sends in one piece.
-import { isRecord } from "../../src/values.js";
+import { isRecord } from "../../src/base/index.js";
 import type { PartialArg } from "./wire.js";
 
 type Segment = string | number;

@@ -4,7 +4,7 @@
 // by id, so a twin is ambiguous (and Claude refuses it outright, which matters once such a
 // history moves on). The history keeps its ids; only the request renames, consistently for
 // the call and its result.
-import type { Message } from "../../src/messages.js";
+import type { Message } from "../../src/conversation/index.js";
 
 /** The wire id of each call (assistant messages) and of each result (tool messages), by position. */
 export type WireIds = ReadonlyMap<Message, readonly string[]>;

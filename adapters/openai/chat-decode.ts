@@ -1,9 +1,9 @@
 // Chat Completions responses → the neutral ModelResponse. The stream decoder is a small
 // state machine: push() each SSE data payload, then finish(). It keeps no I/O of its own,
 // so tests feed it recorded streams cut at any byte.
-import { StreamError } from "../../src/errors.js";
-import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { StreamError } from "../../src/base/index.js";
+import type { ToolCall, Usage } from "../../src/conversation/index.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
 
 export function chatUsage(u: unknown): Usage {

@@ -1,7 +1,7 @@
 // The neutral request → a Chat Completions body (POST {baseURL}/chat/completions).
-import { renderParts } from "../../src/messages.js";
-import type { ContentPart, Message } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import { renderParts } from "../../src/conversation/index.js";
+import type { ContentPart, Message } from "../../src/conversation/index.js";
+import type { ModelRequest } from "../../src/conversation/index.js";
 import type { PreparedSchema } from "./strict-mode.js";
 import { wireCallIds } from "./call-ids.js";
 import { chatParts, hasMedia, type ContentSupport } from "./content.js";

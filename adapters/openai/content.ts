@@ -10,8 +10,8 @@
 // - Chat Completions tool messages: text only (the media go in a user message after them).
 // Inside a tool result (`tool`), a part the API cannot take goes as text instead: its rendering and
 // why it was not sent, so a run is not stuck on what a tool made (the history keeps the part).
-import { UnsupportedContentError } from "../../src/errors.js";
-import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/messages.js";
+import { UnsupportedContentError } from "../../src/base/index.js";
+import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/conversation/index.js";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/jpg", "image/webp", "image/gif"]);
 

@@ -1,7 +1,7 @@
 // What both OpenAI decoders (chat-decode.ts, responses-decode.ts) share: who is decoding,
 // reading untrusted JSON, and OpenAI error objects that arrive inside a 200 response.
-import { ProviderError, StreamError } from "../../src/errors.js";
-import { finiteNumber as num, isRecord, optionalString as str } from "../../src/values.js";
+import { ProviderError, StreamError } from "../../src/base/index.js";
+import { finiteNumber as num, isRecord, optionalString as str } from "../../src/base/index.js";
 
 /** Who is decoding: names the provider in errors and finds the request id once known. */
 export interface DecodeContext {
@@ -9,7 +9,7 @@ export interface DecodeContext {
   requestId?: () => string | undefined;
 }
 
-// The decoders' short names for the shared readers (src/values.ts).
+// The decoders' short names for the shared readers (src/base/values.ts).
 export { num, isRecord, str };
 
 /** Parses one SSE data payload; a payload that is not JSON breaks the stream. */

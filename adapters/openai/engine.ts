@@ -2,10 +2,10 @@
 // spoken (URL, body, decoders), and createProvider turns a factory's config into the provider
 // object whose generate() POSTs, decodes and maps strict output back. Private to the adapter:
 // toolloop/openai exports only the factories and their option types (index.ts).
-import { UnsupportedSchemaError } from "../../src/errors.js";
-import { postJSON, postSSE } from "../../src/http.js";
-import { httpSettings, type ProviderOptions, type RequestOverrides } from "../../src/provider-options.js";
-import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../../src/provider.js";
+import { UnsupportedSchemaError } from "../../src/base/index.js";
+import { postJSON, postSSE } from "../../src/http/index.js";
+import { httpSettings, type ProviderOptions, type RequestOverrides } from "../../src/http/index.js";
+import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../../src/conversation/index.js";
 import { encodeChatRequest, type ChatSettings } from "./chat-encode.js";
 import { createChatStreamDecoder, decodeChatBody } from "./chat-decode.js";
 import type { DecodeContext } from "./decode.js";

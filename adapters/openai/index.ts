@@ -4,10 +4,10 @@
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 // One factory per wire format, so a program ships only the codec of the factory it calls
 // (an option could not choose: a bundler cannot drop code that data selects).
-import { requireApiKey } from "../../src/api-key.js";
-import { InvalidOptionsError } from "../../src/errors.js";
-import { checkOptions } from "../../src/options.js";
-import { PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/provider-options.js";
+import { requireApiKey } from "../../src/http/index.js";
+import { InvalidOptionsError } from "../../src/base/index.js";
+import { checkOptions } from "../../src/base/index.js";
+import { PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
 import { chatEndpoint, createProvider, responsesEndpoint, type Endpoint, type OpenAIProvider } from "./engine.js";
 
 export type { OpenAIProvider } from "./engine.js";

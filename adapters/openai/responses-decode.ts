@@ -2,9 +2,9 @@
 // machine fed one SSE event at a time; the final answer is built from the terminal event's
 // output items (or, when a proxy leaves those out, from the items the stream completed),
 // and those items become providerData so the next request can replay them.
-import { StreamError } from "../../src/errors.js";
-import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/provider.js";
+import { StreamError } from "../../src/base/index.js";
+import type { ToolCall, Usage } from "../../src/conversation/index.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
 
 type Item = Record<string, unknown>;

@@ -3,8 +3,8 @@
 // time, and what the model produced last time (reasoning items with their encrypted
 // content, web_search_call items, messages with citations, function calls) is replayed
 // from providerData verbatim.
-import type { AssistantMessage, Message } from "../../src/messages.js";
-import type { ModelRequest } from "../../src/provider.js";
+import type { AssistantMessage, Message } from "../../src/conversation/index.js";
+import type { ModelRequest } from "../../src/conversation/index.js";
 import type { PreparedSchema } from "./strict-mode.js";
 import { isRecord, str } from "./decode.js";
 import { wireCallIds } from "./call-ids.js";

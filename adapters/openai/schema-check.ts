@@ -1,7 +1,7 @@
 // What OpenAI rejects in any function schema, strict or not; checkTools() reports it when
 // the tools are set instead of at the first request.
-import type { JSONSchema } from "../../src/schema.js";
-import { findInSchema } from "../../src/schema-walk.js";
+import type { JSONSchema } from "../../src/schema/index.js";
+import { findInSchema } from "../../src/schema/index.js";
 
 /** Where a schema breaks a rule the API enforces even without strict mode. */
 export interface SchemaProblem {

@@ -1,8 +1,8 @@
 // Strict mode for tools and response formats, as both OpenAI APIs take them: each schema compiled for
 // strict mode when strict is on and the schema allows it, else sent as written. The
 // original schema is kept so the model's output can be mapped back (null → absent).
-import type { ModelResponse, ToolSpec } from "../../src/provider.js";
-import type { JSONSchema } from "../../src/schema.js";
+import type { ModelResponse, ToolSpec } from "../../src/conversation/index.js";
+import type { JSONSchema } from "../../src/schema/index.js";
 import { restoreJSONText } from "./restore-nulls.js";
 import { toStrictSchema, type StrictResult } from "./strict-schema.js";
 

@@ -4,8 +4,8 @@
 // subset where it can (optional properties become required-but-nullable) and says where
 // it cannot, so the caller can send that one schema non-strict instead.
 // (./restore-nulls.ts undoes the rewrite on what the model writes.)
-import { escapePointerToken } from "../../src/schema-walk.js";
-import type { JSONSchema } from "../../src/schema.js";
+import { escapePointerToken } from "../../src/schema/index.js";
+import type { JSONSchema } from "../../src/schema/index.js";
 
 export type StrictResult =
   /** `optional`: some property was optional and is now nullable, so the output may hold nulls to remove. */

@@ -8,13 +8,13 @@
 // thrown as plain Errors with a message the model can act on — the loop turns them into
 // a tool result, so a bad key or an outage never crashes the run.
 import * as v from "valibot";
-import { isToolloopError, type ProviderError } from "../../src/errors.js";
-import { requireApiKey } from "../../src/api-key.js";
-import { postJSON, readCommonError, type ErrorDetails, type FetchFn } from "../../src/http.js";
-import { checkOptions } from "../../src/options.js";
-import { httpSettings, trimSlash } from "../../src/provider-options.js";
-import { isRecord, labelText } from "../../src/values.js";
-import { tool, type Tool } from "../../src/tool.js";
+import { isToolloopError, type ProviderError } from "../../src/base/index.js";
+import { requireApiKey } from "../../src/http/index.js";
+import { postJSON, readCommonError, type ErrorDetails, type FetchFn } from "../../src/http/index.js";
+import { checkOptions } from "../../src/base/index.js";
+import { httpSettings, trimSlash } from "../../src/http/index.js";
+import { isRecord, labelText } from "../../src/base/index.js";
+import { tool, type Tool } from "../../src/tools/index.js";
 
 export type TavilySearchDepth = "basic" | "advanced" | "fast" | "ultra-fast";
 export type TavilyTopic = "general" | "news" | "finance";

@@ -11,7 +11,7 @@ import { root } from "../support/runtimes.js";
 const ENTRIES: Record<string, { file: string; marker: string | null }> = {
   index: { file: "src/index.ts", marker: null },
   testing: { file: "src/testing.ts", marker: null },
-  http: { file: "src/http-kit.ts", marker: null },
+  http: { file: "src/http/kit.ts", marker: null },
   claude: { file: "adapters/claude/index.ts", marker: "api.anthropic.com" },
   openai: { file: "adapters/openai/index.ts", marker: "/chat/completions" },
   gemini: { file: "adapters/gemini/index.ts", marker: "generativelanguage.googleapis.com" },

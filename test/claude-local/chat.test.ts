@@ -1,10 +1,10 @@
 import { delimiter } from "node:path";
 import { describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../../src/errors.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import * as v from "valibot";
 import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, tool, webSearch } from "../../src/index.js";
-import type { StreamEvent } from "../../src/loop.js";
+import type { StreamEvent } from "../../src/loop/index.js";
 import { FAKE_CLAUDE, FAKE_DIR, fakeSession } from "./fake.js";
 
 /** The value of `--name=value` (or `--name value`) in argv. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, type Message } from "../../src/index.js";
-import type { UnsupportedContentError } from "../../src/errors.js";
+import type { UnsupportedContentError } from "../../src/base/errors.js";
 import { FAKE_CLAUDE, fakeSession } from "./fake.js";
 
 describe("claudeLocal: content parts", () => {

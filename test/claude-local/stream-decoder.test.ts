@@ -2,7 +2,7 @@
 // finish() after the run ended. Split at every boundary, it gives the same deltas and answer.
 import { describe, expect, it } from "vitest";
 import { createCliStreamDecoder, splitLines } from "../../adapters/claude-local/output.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 
 const run = { run: { code: 0, signal: null, stdout: "", stderr: "" }, command: "claude" };
 const delta = (text: string, parent?: string) =>

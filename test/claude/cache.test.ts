@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, tool, type Message } from "../../src/index.js";
-import type { StreamEvent } from "../../src/loop.js";
+import type { StreamEvent } from "../../src/loop/index.js";
 import { createPromptCache, startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 import { specValidator } from "./helpers.js";
 

@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, suspension, tool, type Message } from "../../src/index.js";
-import type { UnsupportedContentError } from "../../src/errors.js";
-import type { ContentPart } from "../../src/messages.js";
-import { toolOutput } from "../../src/tool.js";
+import type { UnsupportedContentError } from "../../src/base/errors.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
+import { toolOutput } from "../../src/tools/tool.js";
 import { specValidator } from "./helpers.js";
 import { startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 

@@ -6,9 +6,9 @@ import { toOutputSchema } from "../../adapters/claude/output-schema.js";
 import { encodeRequest, toWireMessages, type BodySettings } from "../../adapters/claude/encode.js";
 import { finishReason, toUsage } from "../../adapters/claude/usage.js";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
-import { isToolloopError, type ProviderError } from "../../src/errors.js";
-import type { Message } from "../../src/messages.js";
-import type { Delta } from "../../src/provider.js";
+import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
+import type { Message } from "../../src/conversation/messages.js";
+import type { Delta } from "../../src/conversation/provider.js";
 import { validateRequest } from "../mock/claude.js";
 
 const settings: BodySettings = {

@@ -2,11 +2,11 @@
 // the API's error type, request id), retries follow the server's retry-after hints, and
 // the API key never shows up in anything an error or the provider exposes.
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../../src/errors.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
-import { isToolloopError, type ProviderError, type StreamError } from "../../src/errors.js";
-import type { ModelRequest } from "../../src/provider.js";
+import { isToolloopError, type ProviderError, type StreamError } from "../../src/base/errors.js";
+import type { ModelRequest } from "../../src/conversation/provider.js";
 import { errorBody, messageEvents, startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 
 const KEY = "sk-ant-api03-SECRETSECRET-0123456789";

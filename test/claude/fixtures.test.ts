@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { toModelResponse } from "../../adapters/claude/decode.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
-import type { ToolCall, Usage } from "../../src/messages.js";
-import { isToolloopError, type ProviderError } from "../../src/errors.js";
+import type { Delta, FinishReason, ModelResponse } from "../../src/conversation/provider.js";
+import type { ToolCall, Usage } from "../../src/conversation/messages.js";
+import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 import {
   chunkLines,

@@ -6,10 +6,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join, relative } from "node:path";
 import { Validator } from "@cfworker/json-schema";
-import { createSSEParser } from "../../src/sse.js";
+import { createSSEParser } from "../../src/http/sse.js";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import type { Turn } from "../../adapters/claude/wire.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/recorded/anthropic", import.meta.url));
 export const SPEC_PATH = fileURLToPath(new URL("../fixtures/recorded/specs/anthropic/openapi.yaml", import.meta.url));

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
-import { isToolloopError, type ProviderError } from "../../src/errors.js";
+import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
 import { messageEvents, mockSignature, startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 
 const KEY = "sk-ant-test-0123456789";

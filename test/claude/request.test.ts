@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
-import type { ModelRequest } from "../../src/provider.js";
+import type { ModelRequest } from "../../src/conversation/provider.js";
 import { startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 import { chunkLines, fixtureBytes, fixtureText, jsonlToSSE, randomPieces, seededRandom, specValidator } from "./helpers.js";
 import paiRequests from "../fixtures/claude/pai-requests.json" with { type: "json" };

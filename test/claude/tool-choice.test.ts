@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, tool } from "../../src/index.js";
-import type { ToolChoice } from "../../src/provider.js";
+import type { ToolChoice } from "../../src/conversation/provider.js";
 import { startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 
 const mocks: ClaudeMock[] = [];

@@ -92,7 +92,7 @@ describe("errors", () => {
 
 describe("request ids are redacted like messages", () => {
   it("a StreamError's and a ProviderError's requestId never hold a registered key or a URL's query", async () => {
-    const { registerSecret } = await import("../../src/secrets.js");
+    const { registerSecret } = await import("../../src/base/secrets.js");
     const owner = {};
     const key = "sk-test-requestid-secret-0123456789";
     registerSecret(key, owner);

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidOptionsError } from "../../src/errors.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import { createClient, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
 import { aborted, historyProblems, ticks } from "./helpers.js";

@@ -3,7 +3,7 @@
 import type { Logger, Message } from "../../src/index.js";
 
 /**
- * The history invariant, checked independently of src/history.ts: every assistant message
+ * The history invariant, checked independently of src/conversation/history.ts: every assistant message
  * with tool calls is followed by exactly one tool message holding one result per call, in
  * call order; every tool message answers the assistant message right before it. Returns the
  * problems found (empty when valid), so a failing test says what broke.

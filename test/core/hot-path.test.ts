@@ -3,8 +3,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createClient, tool, type Provider, type StepResult, type ToolContext } from "../../src/index.js";
-import { stepFinish } from "../../src/step-finish.js";
-import type { ModelResponse } from "../../src/provider.js";
+import { stepFinish } from "../../src/loop/step-finish.js";
+import type { ModelResponse } from "../../src/conversation/provider.js";
 
 describe("a handler's context", () => {
   it("has signal, callId and logger as own enumerable keys, in that order; a spread copies the signal", async () => {

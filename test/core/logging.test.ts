@@ -101,7 +101,7 @@ describe("logging", () => {
   });
 
   it("accepts console as the logger at the type level (and rejects an object missing a method)", () => {
-    const logPath = fileURLToPath(new URL("../../src/log.ts", import.meta.url));
+    const logPath = fileURLToPath(new URL("../../src/base/log.ts", import.meta.url));
     const source = [
       `import type { Logger } from ${JSON.stringify(logPath.replace(/\.ts$/, ".js"))};`,
       "export const fromConsole: Logger = console;",

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
-import { InvalidOptionsError } from "../../src/errors.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import { createClient, isToolloopError, tool, type AssistantMessage, type Message, type Provider, type StreamEvent, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";

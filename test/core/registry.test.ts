@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
-import { InvalidToolError } from "../../src/errors.js";
+import { InvalidToolError } from "../../src/base/errors.js";
 import { createClient, isToolloopError, jsonTool, tool, webSearch, type Tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
@@ -150,7 +150,7 @@ describe("setTools", () => {
 
 describe("schemas served without a type", () => {
   it("a raw Tool whose schema has no type is sent as an object schema; the Tool keeps its schema as given", async () => {
-    const { createRegistry } = await import("../../src/registry.js");
+    const { createRegistry } = await import("../../src/tools/registry.js");
     const parameters = { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: { type: "string" } } };
     const raw = { name: "Remote", description: "d", parameters, call: async () => "ok" };
     const r = createRegistry([raw]);

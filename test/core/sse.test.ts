@@ -1,4 +1,4 @@
-// How toolloop parses SSE (src/sse.ts over eventsource-parser), as its specification: the
+// How toolloop parses SSE (src/http/sse.ts over eventsource-parser), as its specification: the
 // WHATWG event-stream rules, and the same events however the stream is cut into chunks
 // (every single split point, every pair of split points for short streams, random chunkings
 // of real recorded provider streams); long events in linear work, and a bound on what one
@@ -7,9 +7,9 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isToolloopError } from "../../src/errors.js";
-import { postSSE } from "../../src/http.js";
-import { createSSEParser, MAX_SSE_EVENT, type SSEEvent } from "../../src/sse.js";
+import { isToolloopError } from "../../src/base/errors.js";
+import { postSSE } from "../../src/http/http.js";
+import { createSSEParser, MAX_SSE_EVENT, type SSEEvent } from "../../src/http/sse.js";
 
 function parse(chunks: string[], onRetry?: (ms: number) => void): SSEEvent[] {
   const events: SSEEvent[] = [];

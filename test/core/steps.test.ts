@@ -2,7 +2,7 @@
 // same in chat, ask and stream), stopWhen and its built-in conditions, per-call options.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../../src/errors.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type ModelResponse, type Provider, type StepResult, type StopCondition, type StreamEvent } from "../../src/index.js";
 import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";

@@ -428,7 +428,7 @@ describe("signed pending calls", () => {
 
 describe("pending results and the history invariant", () => {
   it("healHistory keeps pending results as they are (it repairs only what is missing)", async () => {
-    const { healHistory } = await import("../../src/history.js");
+    const { healHistory } = await import("../../src/conversation/history.js");
     const history: Message[] = [
       { role: "user", content: "x" },
       { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }, { id: "b", name: "pay", arguments: '{"amount":3}' }, { id: "c", name: "pay", arguments: "{}" }] },

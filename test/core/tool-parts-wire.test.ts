@@ -10,7 +10,7 @@ import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { createClient, tool, toolOutput, type Message, type Provider, type ToolResult } from "../../src/index.js";
-import type { ContentPart } from "../../src/messages.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";

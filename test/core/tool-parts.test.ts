@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, toolOutput, type Message, type Tool, type ToolResult } from "../../src/index.js";
-import type { ContentPart } from "../../src/messages.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 /** Each malformed part shape checkParts refuses, and what the model is told about it. */

@@ -1,4 +1,4 @@
-// How toolloop turns valibot schemas into the JSON Schema a tool sends (src/schema.ts over
+// How toolloop turns valibot schemas into the JSON Schema a tool sends (src/schema/schema.ts over
 // @valibot/to-json-schema: typeMode "input", errorMode "ignore", the default draft-07):
 // - every schema below sends, byte for byte and key for key, what 0.2 sent: its own converter
 //   (replaced by the library in issue 24) produced the JSON frozen in SENT, which the providers
@@ -9,8 +9,8 @@
 // - a schema with no JSON Schema form is refused with UnsupportedSchemaError at its JSON Pointer.
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { isToolloopError, type UnsupportedSchemaError } from "../../src/errors.js";
-import { compileValidator, toJSONSchema } from "../../src/schema.js";
+import { isToolloopError, type UnsupportedSchemaError } from "../../src/base/errors.js";
+import { compileValidator, toJSONSchema } from "../../src/schema/schema.js";
 
 type Node = { name: string; children?: Node[] };
 const treeNode: v.GenericSchema<Node> = v.object({ name: v.string(), children: v.optional(v.array(v.lazy(() => treeNode))) });

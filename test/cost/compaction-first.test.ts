@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
-import { SUMMARY_HEADER } from "../../src/compaction.js";
+import { SUMMARY_HEADER } from "../../src/cost/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";

@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, compaction, type StreamEvent } from "../../src/index.js";
-import { isToolloopError } from "../../src/errors.js";
-import { SUMMARY_HEADER } from "../../src/compaction.js";
+import { isToolloopError } from "../../src/base/errors.js";
+import { SUMMARY_HEADER } from "../../src/cost/compaction.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";

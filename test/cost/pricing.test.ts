@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, tool, type Provider, type StreamEvent, type Usage } from "../../src/index.js";
-import { usageCost } from "../../src/pricing.js";
-import { isToolloopError } from "../../src/errors.js";
+import { usageCost } from "../../src/cost/pricing.js";
+import { isToolloopError } from "../../src/base/errors.js";
 import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
 import { scriptedProvider } from "../../src/testing.js";
 

@@ -9,7 +9,7 @@ import { context as otelContext, ROOT_CONTEXT, trace as otelTrace, type ContextM
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, fallback, suspension, tool, tracing, compaction } from "../../src/index.js";
-import { ProviderError } from "../../src/errors.js";
+import { ProviderError } from "../../src/base/errors.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { errorBody, startClaudeMock } from "../mock/claude.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";

@@ -9,9 +9,9 @@ import * as v from "valibot";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
 import { cleanJSON, isToolloopError, jsonTool, tool } from "../../src/index.js";
-import { parseJSONArguments } from "../../src/clean-json.js";
-import { MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../../src/json-depth.js";
-import { toOutput } from "../../src/tool.js";
+import { parseJSONArguments } from "../../src/tools/clean-json.js";
+import { MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../../src/base/json-depth.js";
+import { toOutput } from "../../src/tools/tool.js";
 
 const N = 10_000;
 const deepArray = (n: number) => "[".repeat(n) + "]".repeat(n);

@@ -3,7 +3,7 @@
 // one the common shapes are read; the key never shows in the error.
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpSettings, postJSON, readCommonError, type ErrorDetails } from "../../src/http-kit.js";
+import { httpSettings, postJSON, readCommonError, type ErrorDetails } from "../../src/http/kit.js";
 import { createClient } from "../../src/index.js";
 import { claudeRow, responsesRow, type Mock } from "./rows.js";
 import { rejection } from "./support.js";
@@ -72,7 +72,7 @@ describe("toolloop/http", () => {
       const c = new AbortController();
       const reason = new Error("my reason");
       setTimeout(() => c.abort(reason), 50);
-      const { postSSE } = await import("../../src/http-kit.js");
+      const { postSSE } = await import("../../src/http/kit.js");
       const sent = stream ? postSSE(http, { url, headers: {}, body: {}, signal: c.signal }, () => {}) : postJSON(http, { url, headers: {}, body: {}, signal: c.signal });
       expect(await sent.catch((e: unknown) => e), stream ? "sse" : "json").toBe(reason);
       await new Promise<void>((r) => server!.close(() => r()));

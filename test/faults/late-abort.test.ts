@@ -9,7 +9,7 @@
 // body, and a body that is not the event stream that was asked for.
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
-import type { FetchFn } from "../../src/http.js";
+import type { FetchFn } from "../../src/http/http.js";
 import { ROWS, type Mock, type Row } from "./rows.js";
 import { drive, expectValidHistory, rejection, type Mode } from "./support.js";
 

@@ -7,7 +7,7 @@ import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import type { Provider } from "../../src/index.js";
-import type { ProviderOptions } from "../../src/provider-options.js";
+import type { ProviderOptions } from "../../src/http/provider-options.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";

@@ -7,8 +7,8 @@ import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
-import { httpSettings } from "../../src/provider-options.js";
-import { redact, secretCount } from "../../src/secrets.js";
+import { httpSettings } from "../../src/http/provider-options.js";
+import { redact, secretCount } from "../../src/base/secrets.js";
 import { API_KEY, claudeRow, type Mock } from "./rows.js";
 import { drive, rejection } from "./support.js";
 

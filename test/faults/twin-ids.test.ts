@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { toWireMessages } from "../../adapters/claude/encode.js";
 import { encodeContents } from "../../adapters/gemini/encode.js";
 import { createClient, type Message } from "../../src/index.js";
-import { healHistory } from "../../src/history.js";
+import { healHistory } from "../../src/conversation/history.js";
 import { validateRequest } from "../mock/claude.js";
 import { ROWS, type Mock } from "./rows.js";
 import { expectValidHistory } from "./support.js";

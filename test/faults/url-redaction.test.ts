@@ -6,7 +6,7 @@
 // fragment. Every row, chat and stream, over real HTTP to 127.0.0.1.
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
-import { redact, stripURLs } from "../../src/secrets.js";
+import { redact, stripURLs } from "../../src/base/secrets.js";
 import { ROWS } from "./rows.js";
 import { closedPort, drive, MODES, rejection } from "./support.js";
 

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, type Message } from "../../src/index.js";
-import { toolOutput } from "../../src/tool.js";
-import type { ContentPart } from "../../src/messages.js";
+import { toolOutput } from "../../src/tools/tool.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
 import { encodeContents } from "../../adapters/gemini/encode.js";
 import { MOCK_API_KEY, type GeminiMock } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";

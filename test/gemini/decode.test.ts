@@ -2,7 +2,7 @@
 // Vertex partialArgs, errors inside the stream.
 import { describe, expect, it } from "vitest";
 import { createStreamDecoder, decodeBody } from "../../adapters/gemini/decode.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 import { generate, providerFor, withMock } from "./helpers.js";
 import { createArgsAssembler, parseJsonPath } from "../../adapters/gemini/partial-args.js";
 import type { Part } from "../../adapters/gemini/wire.js";

@@ -1,5 +1,5 @@
 // Helpers shared by the Gemini adapter tests.
-import { createSSEParser } from "../../src/sse.js";
+import { createSSEParser } from "../../src/http/sse.js";
 import { gemini, type GeminiOptions } from "../../adapters/gemini/index.js";
 import { createStreamDecoder, type Decoded } from "../../adapters/gemini/decode.js";
 import type { Delta, ModelRequest, ModelResponse, Provider } from "../../src/index.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool } from "../../src/index.js";
 import { encodeRequest } from "../../adapters/gemini/encode.js";
-import type { ToolChoice } from "../../src/provider.js";
+import type { ToolChoice } from "../../src/conversation/provider.js";
 import { MOCK_API_KEY } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";

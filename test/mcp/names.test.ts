@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mapToolNames } from "../../adapters/mcp/client/names.js";
-import { createRegistry } from "../../src/registry.js";
+import { createRegistry } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/index.js";
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
-import { silentLogger } from "../../src/log.js";
+import { silentLogger } from "../../src/base/log.js";
 import { headersFor, paramHeaders } from "../../adapters/mcp/wire/param-headers.js";
-import type { Tool } from "../../src/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
 import { rpcRequest, serveHandler } from "./helpers.js";
 
 describe("SEP-2243 x-mcp-header (client side)", () => {

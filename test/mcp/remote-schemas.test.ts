@@ -9,7 +9,7 @@ import { z } from "zod";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient } from "../../src/index.js";
-import type { Logger } from "../../src/log.js";
+import type { Logger } from "../../src/base/log.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startSdkServer } from "./helpers.js";
 import { startRawServer } from "./raw-server.js";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger } from "../../src/index.js";
-import type { StandardJSONSchemaLike } from "../../src/schema.js";
+import type { StandardJSONSchemaLike } from "../../src/schema/schema.js";
 
 type Answer = (body: any, init: RequestInit) => Response | Promise<Response>;
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { mcpTools, type McpToolSet } from "../../adapters/mcp/index.js";
 import { createClient, suspension, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
-import { silentLogger } from "../../src/log.js";
-import type { StandardJSONSchemaLike } from "../../src/schema.js";
+import { silentLogger } from "../../src/base/log.js";
+import type { StandardJSONSchemaLike } from "../../src/schema/schema.js";
 import { PNG } from "./fixtures/v2-server.js";
 
 export const ctx = (extra: Record<string, unknown> = {}) => ({ signal: new AbortController().signal, callId: "c1", logger: silentLogger, ...extra });

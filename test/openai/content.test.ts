@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool, type Message } from "../../src/index.js";
-import type { ContentPart } from "../../src/messages.js";
-import { toolOutput } from "../../src/tool.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
+import { toolOutput } from "../../src/tools/tool.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";

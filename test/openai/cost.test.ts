@@ -6,7 +6,7 @@ import * as v from "valibot";
 import { createClient, tool, type StreamEvent } from "../../src/index.js";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { feedSSE, jsonLines, responsesSSE, splitResponsesStreams } from "./support/fixtures.js";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { createChatStreamDecoder, decodeChatBody } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder, decodeResponsesBody } from "../../adapters/openai/responses-decode.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 
 const ctx = { provider: "openai", requestId: () => "req_unit" };
 

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
-import type { ToolCall, Usage } from "../../src/messages.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/provider.js";
+import type { ToolCall, Usage } from "../../src/conversation/messages.js";
+import type { Delta, FinishReason, ModelResponse } from "../../src/conversation/provider.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import {

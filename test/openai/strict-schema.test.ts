@@ -4,8 +4,8 @@ import * as v from "valibot";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
 import { findSchemaProblem } from "../../adapters/openai/schema-check.js";
 import { toStrictSchema } from "../../adapters/openai/strict-schema.js";
-import { toJSONSchema, type JSONSchema } from "../../src/schema.js";
-import { jsonSchemaValidator } from "../../src/json-schema.js";
+import { toJSONSchema, type JSONSchema } from "../../src/schema/schema.js";
+import { jsonSchemaValidator } from "../../src/schema/json-schema.js";
 import { schemaError } from "../mock/openai-chat.js";
 
 function strict(schema: JSONSchema): JSONSchema {

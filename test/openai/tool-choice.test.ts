@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as v from "valibot";
 import { createClient, tool } from "../../src/index.js";
-import type { ToolChoice } from "../../src/provider.js";
+import type { ToolChoice } from "../../src/conversation/provider.js";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";

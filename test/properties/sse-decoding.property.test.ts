@@ -9,14 +9,14 @@
 // streams).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createSSEParser } from "../../src/sse.js";
+import { createSSEParser } from "../../src/http/sse.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { createStreamDecoder as createGeminiStreamDecoder } from "../../adapters/gemini/decode.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
-import type { Delta } from "../../src/provider.js";
+import type { Delta } from "../../src/conversation/provider.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";

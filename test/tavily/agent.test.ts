@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily/index.js";
 import { createClient, webSearch } from "../../src/index.js";
-import type { StreamEvent } from "../../src/loop.js";
+import type { StreamEvent } from "../../src/loop/index.js";
 import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
 import { startMockTavily, type MockTavily } from "./mock-tavily.js";
 

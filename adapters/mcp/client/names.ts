@@ -4,8 +4,8 @@
 // runs (a hash of the name, no randomness), unique within the set even case-insensitively.
 // "web_search" is reserved: toolloop reads a tool of that name as the provider's native
 // search, so a remote tool called that is renamed like any collision.
-import { fnv1a36 } from "../../../src/hash.js";
-import { WEB_SEARCH } from "../../../src/registry.js";
+import { fnv1a36 } from "../../../src/base/index.js";
+import { WEB_SEARCH } from "../../../src/tools/index.js";
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX = 64;

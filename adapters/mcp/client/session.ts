@@ -7,9 +7,9 @@
 // one, once, and close() ends the session with DELETE. Each request POSTs one JSON-RPC
 // message (transport.ts) and reads the answer from an application/json body or a
 // text/event-stream, resuming a dropped stream when the server offers it (stream.ts).
-import { abortReason, ConnectionError, ProviderError } from "../../../src/errors.js";
-import { describeError as describe } from "../../../src/describe-error.js";
-import { isRecord } from "../../../src/values.js";
+import { abortReason, ConnectionError, ProviderError } from "../../../src/base/index.js";
+import { describeError as describe } from "../../../src/base/index.js";
+import { isRecord } from "../../../src/base/index.js";
 import { errorCodeName, failure, INTERNAL_ERROR, METHOD_NOT_FOUND, success, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { isModern, isSupportedVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, META, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../wire/versions.js";
 import { McpRpcError, unwrap } from "./rpc-error.js";

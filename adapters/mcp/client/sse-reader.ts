@@ -1,8 +1,8 @@
 // Decodes an MCP SSE stream into JSON-RPC messages: feed text as it arrives, get one
 // callback per message. Pure (no I/O) so it can be fed any chunking in tests. It also
 // remembers what a reconnect needs: the last event id and the server's retry hint.
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/json-depth.js";
-import { createSSEParser } from "../../../src/sse.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/base/index.js";
+import { createSSEParser } from "../../../src/http/index.js";
 
 export interface MessageReader {
   feed(chunk: string): void;

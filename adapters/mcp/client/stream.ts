@@ -4,10 +4,10 @@
 // stream that ends or breaks before the answer is resumed with GET + Last-Event-ID when the
 // server numbered its events (it may close on purpose: polling, 2025-11-25), after the
 // server's retry hint; reconnects that bring nothing new end it (MAX_IDLE_RESUMES).
-import { abortReason, ProviderError, StreamError } from "../../../src/errors.js";
-import { chunkReader, readText, sleep } from "../../../src/body.js";
-import { describeError as describe } from "../../../src/describe-error.js";
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/json-depth.js";
+import { abortReason, ProviderError, StreamError } from "../../../src/base/index.js";
+import { chunkReader, readText, sleep } from "../../../src/http/index.js";
+import { describeError as describe } from "../../../src/base/index.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/base/index.js";
 import { mediaType } from "../wire/http.js";
 import { classify, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { createMessageReader, type MessageReader } from "./sse-reader.js";
@@ -27,7 +27,7 @@ export async function readAnswer(transport: Transport, res: Response, id: JsonRp
   if (type === "application/json") {
     let body: unknown;
     try {
-      // Cut where too deep (as src/http.ts does), so nothing recursive downstream overflows.
+      // Cut where too deep (as src/http/http.ts does), so nothing recursive downstream overflows.
       body = parseJSONBounded(await readText(READ, res, signal), MAX_RESPONSE_DEPTH);
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);

@@ -6,16 +6,16 @@
 // its text. A remote tool that asks for input (2026-07-28 "input_required", or a 2025-era
 // elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
 // toolloop client it becomes a pending call of the run's suspension.
-import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../../src/errors.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/json-depth.js";
-import { jsonSchema, jsonSchemaValidator } from "../../../src/json-schema.js";
-import { checkOptions } from "../../../src/options.js";
-import { silentLogger, type Logger } from "../../../src/log.js";
-import { redact } from "../../../src/secrets.js";
-import type { JSONSchema, ValidateFn } from "../../../src/schema.js";
-import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tool.js";
-import type { FetchFn } from "../../../src/http.js";
-import { isRecord } from "../../../src/values.js";
+import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../../src/base/index.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/base/index.js";
+import { jsonSchema, jsonSchemaValidator } from "../../../src/schema/index.js";
+import { checkOptions } from "../../../src/base/index.js";
+import { silentLogger, type Logger } from "../../../src/base/index.js";
+import { redact } from "../../../src/base/index.js";
+import type { JSONSchema, ValidateFn } from "../../../src/schema/index.js";
+import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tools/index.js";
+import type { FetchFn } from "../../../src/http/index.js";
+import { isRecord } from "../../../src/base/index.js";
 import { readToolResult } from "../wire/content.js";
 import { headersFor, paramHeaders } from "../wire/param-headers.js";
 import { mapToolNames } from "./names.js";

@@ -6,8 +6,8 @@
 // request picks its era: one whose params._meta names 2026-07-28 is served by that revision
 // (wire/envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
-import { silentLogger } from "../../../src/log.js";
-import { checkOptions } from "../../../src/options.js";
+import { silentLogger } from "../../../src/base/index.js";
+import { checkOptions } from "../../../src/base/index.js";
 import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "../wire/http.js";
 import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, PARSE_ERROR, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
@@ -15,8 +15,8 @@ import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { checkParamHeaders, classifyEra } from "../wire/envelope.js";
 import { paramHeaders } from "../wire/param-headers.js";
 import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/json-depth.js";
-import { isRecord } from "../../../src/values.js";
+import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/base/index.js";
+import { isRecord } from "../../../src/base/index.js";
 import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "../wire/versions.js";
 
 export interface McpHandlerOptions extends ServerOptions {

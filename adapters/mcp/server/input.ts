@@ -15,9 +15,9 @@
 // call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
 // without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
 // client without it gets -32021 (MissingRequiredClientCapability), as that revision requires.
-import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../../src/schema.js";
-import type { InputRequest } from "../../../src/tool.js";
-import { isRecord } from "../../../src/values.js";
+import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../../src/schema/index.js";
+import type { InputRequest } from "../../../src/tools/index.js";
+import { isRecord } from "../../../src/base/index.js";
 
 export interface InputRound {
   /** params.inputResponses of the retried call (keyed like the inputRequests we sent). Only those under `asked` count. */

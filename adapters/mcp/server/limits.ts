@@ -2,7 +2,7 @@
 // JSON-RPC batch may hold (maxBatchSize) and how many of them run at once
 // (maxBatchConcurrency). Without them a client could make the server hold a 20 MB body in
 // memory or start 500 tool calls with one POST.
-import { InvalidOptionsError } from "../../../src/errors.js";
+import { InvalidOptionsError } from "../../../src/base/index.js";
 
 export interface HandlerLimits {
   maxBodyBytes: number;

@@ -7,15 +7,15 @@
 // it throws becomes an isError result. A tool with needsApproval asks the client's user
 // first (one more question, through the same input path as ctx.requestInput), and runs only
 // once the user approved this call with these arguments.
-import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../../src/errors.js";
-import { askingWith, invokeTool, thrownText } from "../../../src/invoke.js";
-import { silentLogger, type Logger } from "../../../src/log.js";
-import { createRegistry } from "../../../src/registry.js";
-import { jsonSchemaValidator } from "../../../src/json-schema.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/json-depth.js";
-import type { ValidateFn } from "../../../src/schema.js";
-import type { Tool } from "../../../src/tool.js";
-import { isRecord } from "../../../src/values.js";
+import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../../src/base/index.js";
+import { askingWith, invokeTool, thrownText } from "../../../src/loop/index.js";
+import { silentLogger, type Logger } from "../../../src/base/index.js";
+import { createRegistry } from "../../../src/tools/index.js";
+import { jsonSchemaValidator } from "../../../src/schema/index.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/base/index.js";
+import type { ValidateFn } from "../../../src/schema/index.js";
+import type { Tool } from "../../../src/tools/index.js";
+import { isRecord } from "../../../src/base/index.js";
 import { approve, APPROVAL_KEY } from "./approval.js";
 import { toMcpContent } from "../wire/content.js";
 import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";

@@ -5,7 +5,7 @@
 // "=?base64?...?=" form decoded). A mismatch is 400 with -32020 (HeaderMismatch); an
 // envelope without its required keys is 400 with -32602; a revision we do not serve is
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
-import { isRecord } from "../../../src/values.js";
+import { isRecord } from "../../../src/base/index.js";
 import { failure, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcFailure } from "./jsonrpc.js";
 import { base64ToBytes, bytesToBase64 } from "./base64.js";
 import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";

@@ -1,7 +1,7 @@
 // JSON-RPC 2.0 as MCP uses it: ids are strings or numbers (never null in a request),
 // params are objects. classify() is the trust boundary: anything that came off the wire
 // is `unknown` until it has been sorted into one of the four shapes here.
-import { isRecord } from "../../../src/values.js";
+import { isRecord } from "../../../src/base/index.js";
 
 export type JsonRpcId = string | number;
 

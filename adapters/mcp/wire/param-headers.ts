@@ -6,7 +6,7 @@
 // called at all: paramHeaders() says so and mcpTools leaves that tool out, keeping the rest.
 // mcpHandler reads the same markings of its own tools to check the headers it is sent
 // (envelope.ts checkParamHeaders).
-import { isRecord } from "../../../src/values.js";
+import { isRecord } from "../../../src/base/index.js";
 import { encodeHeaderValue } from "./envelope.js";
 
 /** RFC 9110 token characters: what a header field name may contain. */

@@ -4,7 +4,7 @@
 // way a toolloop app would, through ctx.requestInput (here: accept, leaving every field to
 // its default). Exits non-zero when mcpTools throws, so a refusal shows in stderr.
 import { mcpTools } from "../../../adapters/mcp/index.js";
-import { silentLogger } from "../../../src/log.js";
+import { silentLogger } from "../../../src/base/log.js";
 
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
 import { jsonTool, tool, type Tool, type ToolContext } from "../../../src/index.js";
-import { toolOutput } from "../../../src/tool.js";
+import { toolOutput } from "../../../src/tools/tool.js";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 // 44-byte WAV header of an empty PCM clip

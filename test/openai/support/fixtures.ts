@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { createSSEParser } from "../../../src/sse.js";
+import { createSSEParser } from "../../../src/http/sse.js";
 
 /** The shared fixture tree (PROVENANCE.md); TOOLLOOP_FIXTURES points elsewhere when it lives elsewhere. */
 export const FIXTURES_ROOT = process.env.TOOLLOOP_FIXTURES ?? fileURLToPath(new URL("../../fixtures/recorded", import.meta.url));

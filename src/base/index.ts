@@ -1,0 +1,11 @@
+// The base layer's index: the rest of toolloop imports this folder through here.
+export * from "./describe-error.js";
+export * from "./errors.js";
+export * from "./hash.js";
+export * from "./issues.js";
+export * from "./json-depth.js";
+export * from "./log.js";
+export * from "./options.js";
+export * from "./runtime.js";
+export * from "./secrets.js";
+export * from "./values.js";

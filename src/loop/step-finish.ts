@@ -1,0 +1,32 @@
+// The step-finish event (the StepResult stop conditions and onStepFinish read), made from the
+// step's model response.
+import type { StepResult } from "./types.js";
+import type { ToolCall, ToolResult } from "../conversation/index.js";
+import type { ModelResponse } from "../conversation/index.js";
+
+/** The fields a ModelResponse may have: a response with only these takes the fast path. */
+const RESPONSE_FIELDS = new Set(["text", "toolCalls", "finishReason", "usage", "providerData", "provider"]);
+
+/**
+ * What the step said, in the response's own key order, without what the history keeps apart
+ * (providerData) or renames (its calls: the step's are `calls`); then the event's own fields,
+ * so a custom provider's own fields cannot pass for the event's type or step. A response with
+ * only the known fields is copied key by key: `{ ...rest, type, step, ... }` over the rest of a
+ * destructured response took V8's slow path, ~6 µs a step.
+ */
+export function stepFinish(response: ModelResponse, step: number, calls: readonly ToolCall[], toolResults: readonly ToolResult[]): StepResult {
+  const keys = Object.keys(response);
+  let s: Record<string, unknown>;
+  if (keys.every((k) => RESPONSE_FIELDS.has(k))) {
+    s = {};
+    for (const k of keys) if (k !== "providerData" && k !== "toolCalls") s[k] = response[k as keyof ModelResponse];
+  } else {
+    const { providerData: _p, toolCalls: _c, ...said } = response;
+    s = { ...said };
+  }
+  s.type = "step-finish";
+  s.step = step;
+  s.toolCalls = calls;
+  s.toolResults = toolResults;
+  return s as unknown as StepResult;
+}

@@ -1,0 +1,3 @@
+// The suspension layer's index: the rest of toolloop imports this folder through here.
+export * from "./sign.js";
+export * from "./suspension.js";
