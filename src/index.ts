@@ -1,5 +1,5 @@
 // Public API of the core. Adapters live in their own entry points (toolloop/claude, ...).
-export { createClient, type Client, type ClientOptions, type CallOptions } from "./client.js";
+export { createClient, type Client, type ClientOptions, type CallOptions } from "./client/index.js";
 export { fallback } from "./cost/index.js";
 export type { Pricing } from "./cost/index.js";
 export { compaction, type Compaction, type CompactionOptions } from "./cost/index.js";

@@ -2,55 +2,9 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "../base/index.js";
-import { invokeTool, thrownText, type Extend } from "./invoke.js";
-import type { Logger } from "../base/index.js";
-import { CANCELLED_OUTPUT, renderParts, type ContentPart, type Message, type ToolCall, type ToolResult } from "../conversation/index.js";
-import type { Registry } from "../tools/index.js";
-
-export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
-
-export interface ExecutedCall extends ToolResult {
-  outcome: ToolOutcome;
-  /** requestInput() got an answer that fails its schema (resume refuses the batch). */
-  badAnswer?: string;
-}
-
-/** What a resumed call already has: the approval, and the answers given so far (in order). */
-export interface Resumed {
-  approved?: boolean | undefined;
-  answers?: unknown[] | undefined;
-  /** Only check the newest answer: the handler is stopped where it would get it. */
-  check?: boolean | undefined;
-}
-
-/**
- * What suspension() adds to running a call (see suspension.ts); without it no call ever waits.
- * `run` takes runOne's place: it holds the call (it waits before its handler runs, or its
- * approval rule threw), or runs it through runOne with an `extend` behind ctx.requestInput
- * and returns the waiting result when the handler asked for something not answered yet.
- */
-export interface CallGate {
-  run(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall>;
-}
-
-export interface ExecuteOptions {
-  registry: Registry;
-  parallel: boolean;
-  maxParallel: number;
-  maxToolOutput: number;
-  logger: Logger;
-  signal?: AbortSignal;
-  /** createClient({ suspension }): lets calls wait for decisions. */
-  suspender?: CallGate | undefined;
-  /** Adds to each handler's context (the gate's ctx.requestInput). */
-  extend?: Extend | undefined;
-  /** The conversation the calls are made in: suspension() signs a waiting call over it. */
-  history?: readonly Message[] | undefined;
-  /** Calls resumed after a suspension, by call id. */
-  resumed?: ReadonlyMap<string, Resumed>;
-  /** Called as each call settles (in completion order); not for calls left pending. */
-  onResult?: (result: ExecutedCall) => void;
-}
+import { invokeTool, thrownText } from "./invoke.js";
+import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall } from "../conversation/index.js";
+import type { ExecuteOptions, ExecutedCall, ToolOutcome } from "./types.js";
 
 export { CANCELLED_OUTPUT };
 
@@ -69,7 +23,7 @@ export async function executeCalls(calls: readonly ToolCall[], opts: ExecuteOpti
   const worker = async () => {
     while (next < calls.length) {
       const i = next++;
-      results[i] = settle(opts.signal?.aborted ? cancelled(calls[i]!) : await (opts.suspender?.run ?? runOne)(calls[i]!, opts), opts);
+      results[i] = settle(opts.signal?.aborted ? cancelled(calls[i]!) : await (opts.gate?.run ?? runOne)(calls[i]!, opts), opts);
     }
   };
   await Promise.all(Array.from({ length: width }, worker));

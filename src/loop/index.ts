@@ -2,6 +2,7 @@
 export * from "./execute.js";
 export * from "./invoke.js";
 export * from "./loop.js";
+export * from "./plan.js";
 export * from "./step-finish.js";
 export * from "./stop.js";
 export * from "./types.js";

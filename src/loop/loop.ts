@@ -2,15 +2,15 @@
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
 import { abortReason, MaxStepsError } from "../base/index.js";
-import { executeCalls, failed, type ExecutedCall, type ToolOutcome } from "./execute.js";
+import { executeCalls, failed } from "./execute.js";
 import { healHistory } from "../conversation/index.js";
 import type { Logger } from "../base/index.js";
 import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolCall, type ToolResult, } from "../conversation/index.js";
 import type { ModelRequest, ModelResponse, ToolChoice } from "../conversation/index.js";
 import type { Registry } from "../tools/index.js";
-import type { LoopConfig, PendingCall, RunOptions, RunResult, StreamEvent } from "./types.js";
+import type { LoopConfig, PendingCall, RunOptions, RunResult } from "./types.js";
 import { parseJSONArguments } from "../tools/index.js";
-import { stepFinish } from "./step-finish.js";
+import { plainResult, stepFinish, toolResultEvent } from "./step-finish.js";
 
 const NOT_RUN_OUTPUT = '{"error":"not run: the step limit (maxSteps) was reached"}';
 
@@ -18,20 +18,22 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
   const { signal, onEvent } = opts;
   const emit = onEvent ?? (() => {});
   let usage = emptyUsage();
-  let toolCalls = opts.ran?.toolCalls ?? 0;
-  let toolFailures = opts.ran?.toolFailures ?? 0;
+  // Resuming: the decisions' calls run first, and count in this run.
+  const resumed = opts.plan && (await cfg.gate?.resume(history, opts.plan, cfg, opts));
+  let toolCalls = resumed?.toolCalls ?? 0;
+  let toolFailures = resumed?.toolFailures ?? 0;
   const finish = (text: string, steps: number, pending: PendingCall[] = []): RunResult => {
     const r: RunResult = { status: pending[0] ? "suspended" : "done", pending, text, steps, usage, toolCalls, toolFailures };
     emit({ type: "finish", ...r });
     return r;
   };
-  let prev = opts.resumed; // the step before: what stop conditions read, and a suspended run's text
+  let prev = resumed?.last; // the step before: what stop conditions read, and a suspended run's text
 
   for (let step = 1; ; step++) {
     // Calls wait (from a saved history, or the step before): no request is made, since a
     // pending result must never reach a provider. Calls that needed nothing have run (once).
     // (Without suspension() the client refuses a history with waiting calls before it gets here.)
-    const waiting = cfg.suspender?.waiting(history, emit);
+    const waiting = cfg.gate?.waiting(history, emit);
     if (waiting) return finish(prev ? prev.text : "", step - 1, waiting);
     // A stop condition that held after the step before makes this call the last, with tools off;
     // so does passing maxSteps, which only finalAnswerOnMaxSteps gets to (the step at maxSteps
@@ -87,7 +89,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
       maxParallel: cfg.maxParallel,
       maxToolOutput: cfg.maxToolOutput,
       logger: cfg.logger,
-      suspender: cfg.suspender,
+      gate: cfg.gate,
       registry,
       history,
       signal,
@@ -99,16 +101,6 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
     prev = await stepFinished(results);
     if (signal?.aborted) throw abortReason(signal);
   }
-}
-
-/** The `tool-result` event for a result (from the loop, or from decisions on resume). */
-export function toolResultEvent(r: ToolResult, outcome: ToolOutcome): StreamEvent {
-  return { type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome, ...(r.content && { content: r.content }) };
-}
-
-/** A result as history stores it (execution details dropped). */
-export function plainResult({ outcome: _, badAnswer: _b, ...r }: ExecutedCall): ToolResult {
-  return r;
 }
 
 /**

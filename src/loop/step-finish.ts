@@ -1,6 +1,6 @@
 // The step-finish event (the StepResult stop conditions and onStepFinish read), made from the
 // step's model response.
-import type { StepResult } from "./types.js";
+import type { ExecutedCall, StepResult, StreamEvent, ToolOutcome } from "./types.js";
 import type { ToolCall, ToolResult } from "../conversation/index.js";
 import type { ModelResponse } from "../conversation/index.js";
 
@@ -29,4 +29,14 @@ export function stepFinish(response: ModelResponse, step: number, calls: readonl
   s.toolCalls = calls;
   s.toolResults = toolResults;
   return s as unknown as StepResult;
+}
+
+/** The `tool-result` event for a result (from the loop, or from decisions on resume). */
+export function toolResultEvent(r: ToolResult, outcome: ToolOutcome): StreamEvent {
+  return { type: "tool-result", callId: r.callId, name: r.name, output: r.output, isError: r.isError, outcome, ...(r.content && { content: r.content }) };
+}
+
+/** A result as history stores it (execution details dropped). */
+export function plainResult({ outcome: _, badAnswer: _b, ...r }: ExecutedCall): ToolResult {
+  return r;
 }

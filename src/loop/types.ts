@@ -1,11 +1,11 @@
 // The loop's types: what a run yields (events, steps, results), what it is configured with,
-// and the one interface suspension() implements. Kept apart from loop.ts so stop conditions
+// and the one interface suspension() implements (Gate) with the plan it hands a resumed run. Kept apart from loop.ts so stop conditions
 // and step-finish can name them without importing the loop (no cycle, type-only included).
 import type { Logger } from "../base/index.js";
-import type { ContentPart, Delta, FinishReason, Message, PendingKind, Provider, ToolCall, ToolChoice, ToolResult, Usage } from "../conversation/index.js";
+import type { ContentPart, Delta, FinishReason, Message, PendingCheck, PendingKind, Provider, ToolCall, ToolChoice, ToolResult, Usage } from "../conversation/index.js";
 import type { JSONSchema } from "../schema/index.js";
 import type { Registry, Tool } from "../tools/index.js";
-import type { CallGate, ToolOutcome } from "./execute.js";
+import type { Extend } from "./invoke.js";
 
 /** What client.stream() yields; the last event is always `finish`. */
 export type StreamEvent =
@@ -84,15 +84,97 @@ export interface LoopConfig {
   /** The client's options, read as they are (not copied per run): the step hooks. */
   steps: StepOptions;
   /** createClient({ suspension }): calls may wait for decisions. */
-  suspender?: StepGate | undefined;
+  gate?: Gate | undefined;
   /** createClient({ compaction }): may shorten history before a request; resolves what that cost. */
   compact?: (history: Message[], cfg: LoopConfig, opts: RunOptions) => Promise<Usage>;
 }
 
-/** What the loop needs of suspension() (see suspension.ts) besides running (and signing) calls. */
-export interface StepGate extends CallGate {
+export type ToolOutcome = "ok" | "invalid_input" | "error" | "panic" | "unknown_tool" | "timeout" | "cancelled";
+
+export interface ExecutedCall extends ToolResult {
+  outcome: ToolOutcome;
+  /** requestInput() got an answer that fails its schema (resume refuses the batch). */
+  badAnswer?: string;
+}
+
+/** What a resumed call already has: the approval, and the answers given so far (in order). */
+export interface Resumed {
+  approved?: boolean | undefined;
+  answers?: unknown[] | undefined;
+  /** Only check the newest answer: the handler is stopped where it would get it. */
+  check?: boolean | undefined;
+}
+
+export interface ExecuteOptions {
+  registry: Registry;
+  parallel: boolean;
+  maxParallel: number;
+  maxToolOutput: number;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** createClient({ suspension }): lets calls wait for decisions. */
+  gate?: Gate | undefined;
+  /** Adds to each handler's context (the gate's ctx.requestInput). */
+  extend?: Extend | undefined;
+  /** The conversation the calls are made in: suspension() signs a waiting call over it. */
+  history?: readonly Message[] | undefined;
+  /** Calls resumed after a suspension, by call id. */
+  resumed?: ReadonlyMap<string, Resumed>;
+  /** Called as each call settles (in completion order); not for calls left pending. */
+  onResult?: (result: ExecutedCall) => void;
+}
+
+/**
+ * A batch of decisions, checked (suspension/decisions.ts) and turned into what the loop does
+ * before its first step (loop/plan.ts): the calls that run, with the input they run with,
+ * through the loop's one executeCalls; the results given without running.
+ */
+export interface Plan {
+  /** requestInput handlers answered: run first, so an answer that fails its schema refuses the batch before anything else runs. */
+  answered: readonly ToolCall[];
+  /** Approved calls (edited input as their arguments): run after the answered ones. */
+  approved: readonly ToolCall[];
+  /** What each planned call already has (its approval, its answers), by call id. */
+  resumed: ReadonlyMap<string, Resumed>;
+  /** Results that need no run (a denial, an external tool's output), by call id. */
+  results: ReadonlyMap<string, ToolResult>;
+}
+
+/** What a plan did: the latest step it completed (stop conditions read it), and the calls it ran. */
+export interface PlanDone {
+  last: StepResult | undefined;
+  toolCalls: number;
+  toolFailures: number;
+}
+
+/**
+ * The one interface between the loop and suspension() (suspension/ implements it); without it
+ * no call ever waits. The loop calls `run`, `waiting` and `resume`; the client calls the rest.
+ */
+export interface Gate {
+  /**
+   * Runs a call in runOne's place: holds it (it waits before its handler runs, or its approval
+   * rule threw), or runs it through runOne with an `extend` behind ctx.requestInput, and
+   * returns the waiting (signed) result when the handler asked for something not answered yet.
+   */
+  run(call: ToolCall, opts: ExecuteOptions): Promise<ExecutedCall>;
   /** The calls in history that wait for a decision, in call order, after the `suspended` event; undefined if none waits. */
   waiting(history: readonly Message[], emit: (event: StreamEvent) => void): PendingCall[] | undefined;
+  /**
+   * Carries out a plan before the first step: the loop's own runPlan (loop/plan.ts), reached
+   * through the gate only so that an agent without suspension() ships none of it.
+   */
+  resume(history: Message[], plan: Plan, cfg: LoopConfig, opts: RunOptions): Promise<PlanDone>;
+  /** The calls in history that wait for a decision, in call order (client.pending). */
+  pending(history: readonly Message[]): PendingCall[];
+  /** Checks a batch of decisions (InvalidDecisionError if any is refused; history is only read) and plans it. */
+  plan(history: readonly Message[], decisions: unknown, registry: Registry, maxToolOutput: number): Promise<Plan>;
+  /** A new prompt: answers every call still waiting (but those `plan` runs or answers) as cancelled; returns the undo. */
+  cancel(history: Message[], plan: Plan | undefined): () => void;
+  /** Checks a saved history's pending state (add(), createClient({ history })). */
+  check: PendingCheck;
+  /** chat() and ask() take a run's text: a suspended run rejects them with SuspendedError. */
+  done(r: RunResult): RunResult;
 }
 
 export interface RunOptions {
@@ -101,10 +183,8 @@ export interface RunOptions {
   /** Stream from the provider and report deltas. */
   stream?: boolean;
   onEvent?: (event: StreamEvent) => void;
-  /** Set by suspension() on resume: the step the decisions completed, for stop conditions. */
-  resumed?: StepResult | undefined;
-  /** Set by suspension() on resume: the calls the decisions ran, which this run's counts include. */
-  ran?: { toolCalls: number; toolFailures: number } | undefined;
+  /** Resuming: the decisions' plan, carried out before the first step (its runs count in this run). */
+  plan?: Plan | undefined;
 }
 
 export interface RunResult {

@@ -1,23 +1,25 @@
 // createClient(): the conversation a user holds. It owns the history and the tool set;
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
-import { formatIssues } from "./base/index.js";
-import type { Infer } from "./tools/index.js";
-import { parseJSONArguments } from "./tools/index.js";
-import { abortReason, describeValue, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "./base/index.js";
-import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "./conversation/index.js";
-import { checkOptions, numberOption } from "./base/index.js";
-import { silentLogger, type Logger } from "./base/index.js";
-import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "./loop/index.js";
-import type { ContentPart, Message } from "./conversation/index.js";
-import type { Provider, ToolChoice } from "./conversation/index.js";
-import type { Decision, Suspension } from "./suspension/index.js";
-import { createRegistry, type Registry } from "./tools/index.js";
-import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "./schema/index.js";
-import type { Tool } from "./tools/index.js";
-import { priced, type Pricing } from "./cost/index.js";
-import type { TracingLayer } from "./cost/index.js";
-import type { Compaction } from "./cost/index.js";
+import { formatIssues } from "../base/index.js";
+import type { Infer } from "../tools/index.js";
+import { parseJSONArguments } from "../tools/index.js";
+import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "../base/index.js";
+import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "../conversation/index.js";
+import { checkOptions, numberOption } from "../base/index.js";
+import { silentLogger, type Logger } from "../base/index.js";
+import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "../loop/index.js";
+import type { ContentPart, Message } from "../conversation/index.js";
+import type { Provider, ToolChoice } from "../conversation/index.js";
+import type { Decision, Suspension } from "../suspension/index.js";
+import { abortWhileQueued, positiveInt } from "./checks.js";
+import { streamRun } from "./stream.js";
+import { createRegistry, type Registry } from "../tools/index.js";
+import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "../schema/index.js";
+import type { Tool } from "../tools/index.js";
+import { priced, type Pricing } from "../cost/index.js";
+import type { TracingLayer } from "../cost/index.js";
+import type { Compaction } from "../cost/index.js";
 
 export interface ClientOptions extends StepOptions {
   provider: Provider;
@@ -116,8 +118,8 @@ export function createClient(options: ClientOptions): Client {
   if ((options.tracer && typeof options.tracer.attach !== "function") || (options.compaction && typeof options.compaction.attach !== "function")) {
     throw new InvalidOptionsError("pass tracer: tracing(yourTracer) and compaction: compaction({ maxInputTokens })");
   }
-  const suspender = options.suspension?.suspender;
-  const history = loadHistory(options.history, suspender?.check);
+  const gate = options.suspension?.gate;
+  const history = loadHistory(options.history, gate?.check);
   const traces = options.tracer?.attach(model);
   if (traces) model = traces.provider;
   const compaction = options.compaction?.attach(model);
@@ -135,7 +137,7 @@ export function createClient(options: ClientOptions): Client {
   const config = (call: CallOptions = {}): LoopConfig => ({
     toolChoice: call.toolChoice ?? options.toolChoice,
     steps: options,
-    suspender,
+    gate,
     toolSet,
     ...(compaction && { compact: compaction.compact }),
     provider: model,
@@ -170,17 +172,21 @@ export function createClient(options: ClientOptions): Client {
     const cfg = config(call);
     // A malformed prompt, or a refused batch of decisions, changes nothing.
     const message = prompt === undefined ? undefined : checkPrompt(prompt);
-    if (call?.decisions && !suspender) throw new InvalidOptionsError(`decisions: resuming ${NEEDS_SUSPENSION}`);
-    const uncancel = await suspender?.before(history, call?.decisions, !!message, cfg, opts);
+    if (call?.decisions && !gate) throw new InvalidOptionsError(`decisions: resuming ${NEEDS_SUSPENSION}`);
+    // Decisions are checked as a batch and planned (history only read); the loop runs the plan.
+    const plan = call?.decisions ? await gate!.plan(history, call.decisions, cfg.registry, maxToolOutput) : undefined;
+    const uncancel = message && gate?.cancel(history, plan);
     if (message) history.push(message);
     let r: RunResult;
     try {
-      r = await runLoop(history, cfg, opts);
+      r = await runLoop(history, cfg, plan ? { ...opts, plan } : opts);
     } catch (err) {
-      // A prompt the provider refuses before sending anything (a part it cannot take) is taken
-      // back, with what it cancelled: otherwise every later call would fail on the same part.
+      // A prompt the provider refuses before sending anything (a part it cannot take), or one
+      // whose decisions' answers failed their schemas, is taken back, with what it cancelled:
+      // otherwise every later call would fail on the same part (or the batch changed history).
       // (Checked by identity, not length: repairing a history saved mid-run adds results before it.)
-      if (message && isToolloopError(err, "unsupported_content") && history[history.length - 1] === message) {
+      const refused = isToolloopError(err, "unsupported_content") || isToolloopError(err, "invalid_decision");
+      if (message && refused && history[history.length - 1] === message) {
         history.pop();
         uncancel?.();
       }
@@ -194,7 +200,7 @@ export function createClient(options: ClientOptions): Client {
     traces ? traces.run(() => runOnce(prompt, opts, call)) : runOnce(prompt, opts, call);
   const run = (prompt: string | ContentPart[] | undefined, opts: RunOptions, call?: CallOptions): Promise<RunResult> =>
     serial(() => runNow(prompt, opts, call), opts.signal);
-  const done = suspender?.done ?? ((r: RunResult) => r);
+  const done = gate?.done ?? ((r: RunResult) => r);
 
   /** A tool set as this client can use it: setTools(), and the tools prepareStep gives a step. */
   const toolSet = (tools: readonly Tool[]): Registry => {
@@ -208,7 +214,7 @@ export function createClient(options: ClientOptions): Client {
       );
     }
     // Without suspension() such a tool could never be answered (nor be held for approval).
-    const waits = !suspender && tools.find((t) => t.external || t.needsApproval);
+    const waits = !gate && tools.find((t) => t.external || t.needsApproval);
     if (waits) throw new InvalidToolError(`tool "${waits.name}" ${NEEDS_SUSPENSION}`);
     provider.checkTools?.(next.specs);
     return next;
@@ -221,7 +227,7 @@ export function createClient(options: ClientOptions): Client {
   return {
     setTools,
     add(message) {
-      history.push(checkMessage(message, "add()", suspender?.check));
+      history.push(checkMessage(message, "add()", gate?.check));
     },
     async chat(prompt, callOptions) {
       return done(await run(prompt, { signal: callOptions?.signal }, callOptions)).text;
@@ -233,7 +239,7 @@ export function createClient(options: ClientOptions): Client {
       return run(undefined, { signal: callOptions?.signal }, { ...callOptions, decisions });
     },
     get pending() {
-      return suspender?.pending(history) ?? [];
+      return gate?.pending(history) ?? [];
     },
     async ask(prompt, schema, callOptions) {
       if (!isSchemaInput(schema)) {
@@ -282,108 +288,6 @@ export function createClient(options: ClientOptions): Client {
     },
     get lastRun() {
       return lastRun;
-    },
-  };
-}
-
-/**
- * A call still waiting its turn behind another one rejects as soon as its signal aborts
- * (when the turn comes it sees the aborted signal and does nothing). Once running, the
- * run itself rejects, after it has left the history valid.
- */
-function abortWhileQueued<T>(p: Promise<T>, signal: AbortSignal, started: () => boolean): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (!started()) reject(abortReason(signal));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new InvalidOptionsError(`${name} must be a positive integer, got ${describeValue(value)}`);
-  return value;
-}
-
-/**
- * Bridges the loop's callbacks to an async iterable. The run starts on the first next();
- * leaving the for-await early aborts it (the history stays valid, as for any abort).
- */
-function streamRun(
-  start: (onEvent: (e: StreamEvent) => void, signal: AbortSignal) => Promise<unknown>,
-  outer: AbortSignal | undefined,
-): AsyncIterable<StreamEvent> {
-  return {
-    [Symbol.asyncIterator]() {
-      const controller = new AbortController();
-      const forward = () => controller.abort(abortReason(outer!));
-      if (outer?.aborted) forward();
-      else outer?.addEventListener("abort", forward, { once: true });
-      let buffer: StreamEvent[] = [];
-      let head = 0; // read position: shift() would make long streams quadratic
-      let wake: (() => void) | undefined;
-      let done = false;
-      let failure: { error: unknown } | undefined;
-      let started = false;
-      let settled: Promise<void> | undefined;
-      const poke = () => {
-        const w = wake;
-        wake = undefined;
-        w?.();
-      };
-      const begin = () => {
-        started = true;
-        settled = start((e) => {
-          buffer.push(e);
-          poke();
-        }, controller.signal).then(
-          () => {
-            done = true;
-            poke();
-          },
-          (error) => {
-            failure = { error };
-            done = true;
-            poke();
-          },
-        ).finally(() => outer?.removeEventListener("abort", forward));
-      };
-      return {
-        async next(): Promise<IteratorResult<StreamEvent>> {
-          if (!started) begin();
-          for (;;) {
-            if (head < buffer.length) {
-              const value = buffer[head++]!;
-              if (head === buffer.length) {
-                buffer = [];
-                head = 0;
-              }
-              return { value, done: false };
-            }
-            if (failure) {
-              const { error } = failure;
-              failure = undefined;
-              throw error;
-            }
-            if (done) return { value: undefined, done: true };
-            await new Promise<void>((r) => (wake = r));
-          }
-        },
-        async return(): Promise<IteratorResult<StreamEvent>> {
-          if (started && !done) {
-            controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
-            // Wait for the run to wind down, so the history is valid once the for-await is left.
-            await settled;
-          }
-          failure = undefined;
-          done = true;
-          buffer = [];
-          head = 0;
-          return { value: undefined, done: true };
-        },
-      };
     },
   };
 }

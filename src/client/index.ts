@@ -1,0 +1,2 @@
+// The client: createClient() and its options; index.ts exports it as toolloop's entry.
+export * from "./client.js";

@@ -1,0 +1,84 @@
+// client.stream(): the loop's event callbacks as an async iterable.
+import { abortReason } from "../base/index.js";
+import type { StreamEvent } from "../loop/index.js";
+
+/**
+ * Bridges the loop's callbacks to an async iterable. The run starts on the first next();
+ * leaving the for-await early aborts it (the history stays valid, as for any abort).
+ */
+export function streamRun(
+  start: (onEvent: (e: StreamEvent) => void, signal: AbortSignal) => Promise<unknown>,
+  outer: AbortSignal | undefined,
+): AsyncIterable<StreamEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const controller = new AbortController();
+      const forward = () => controller.abort(abortReason(outer!));
+      if (outer?.aborted) forward();
+      else outer?.addEventListener("abort", forward, { once: true });
+      let buffer: StreamEvent[] = [];
+      let head = 0; // read position: shift() would make long streams quadratic
+      let wake: (() => void) | undefined;
+      let done = false;
+      let failure: { error: unknown } | undefined;
+      let started = false;
+      let settled: Promise<void> | undefined;
+      const poke = () => {
+        const w = wake;
+        wake = undefined;
+        w?.();
+      };
+      const begin = () => {
+        started = true;
+        settled = start((e) => {
+          buffer.push(e);
+          poke();
+        }, controller.signal).then(
+          () => {
+            done = true;
+            poke();
+          },
+          (error) => {
+            failure = { error };
+            done = true;
+            poke();
+          },
+        ).finally(() => outer?.removeEventListener("abort", forward));
+      };
+      return {
+        async next(): Promise<IteratorResult<StreamEvent>> {
+          if (!started) begin();
+          for (;;) {
+            if (head < buffer.length) {
+              const value = buffer[head++]!;
+              if (head === buffer.length) {
+                buffer = [];
+                head = 0;
+              }
+              return { value, done: false };
+            }
+            if (failure) {
+              const { error } = failure;
+              failure = undefined;
+              throw error;
+            }
+            if (done) return { value: undefined, done: true };
+            await new Promise<void>((r) => (wake = r));
+          }
+        },
+        async return(): Promise<IteratorResult<StreamEvent>> {
+          if (started && !done) {
+            controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
+            // Wait for the run to wind down, so the history is valid once the for-await is left.
+            await settled;
+          }
+          failure = undefined;
+          done = true;
+          buffer = [];
+          head = 0;
+          return { value: undefined, done: true };
+        },
+      };
+    },
+  };
+}
