@@ -64,7 +64,7 @@ it("a layer imports only the layers below it, and another folder only through it
 });
 
 it("src/ has about ten top-level entries, and no file in src/ or adapters/ is over 300 lines", () => {
-  expect(readdirSync(join(root, "src")).sort()).toEqual([...LAYERS, "client.ts", "index.ts", "testing.ts"].sort());
+  expect(readdirSync(join(root, "src")).sort()).toEqual([...LAYERS, "client", "index.ts", "testing.ts"].sort());
   const long = sources.filter((f) => readFileSync(join(root, f), "utf8").split("\n").length - 1 > 300).map((f) => relative(root, join(root, f)));
   expect(long).toEqual([]);
 });
