@@ -12,7 +12,7 @@ import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/
 import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./decode.js";
 import { appendContent, encodeRequest } from "./encode.js";
 import { checkToolSchemas } from "./schema-check.js";
-import { isRecord } from "../../src/base/index.js";
+import { copyWith, isRecord } from "../../src/base/index.js";
 import type { GenerateContentRequest, GenerationConfig, Part } from "./wire.js";
 
 const NAME = "gemini";
@@ -75,8 +75,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
       idleTimeout: request.idleTimeout,
       readError: readGoogleError,
     });
-    const headers: Record<string, string> = { ...options.headers };
-    if (apiKey) headers["x-goog-api-key"] = apiKey;
+    const headers: Record<string, string> = copyWith(options.headers ?? {}, apiKey ? { "x-goog-api-key": apiKey } : {});
     const body = encodeRequest(request, { model, generationConfig });
     const { onDelta, signal } = request;
 
@@ -107,7 +106,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
     for (let attempt = 0; ; attempt++) {
       const decoded = await once();
       usage = addUsage(usage, decoded.response.usage);
-      if (decoded.finishReason !== "MALFORMED_FUNCTION_CALL") return { ...decoded.response, usage };
+      if (decoded.finishReason !== "MALFORMED_FUNCTION_CALL") return copyWith(decoded.response, { usage });
       if (attempt >= MALFORMED_REASKS) {
         // Returning "" as an answer would hide the failure; nothing was added to history.
         throw new ProviderError({

@@ -2,7 +2,7 @@
 // spoken (URL, body, decoders), and createProvider turns a factory's config into the provider
 // object whose generate() POSTs, decodes and maps strict output back. Private to the adapter:
 // toolloop/openai exports only the factories and their option types (index.ts).
-import { UnsupportedSchemaError } from "../../src/base/index.js";
+import { copyWith, UnsupportedSchemaError } from "../../src/base/index.js";
 import { postJSON, postSSE } from "../../src/http/index.js";
 import { httpSettings, type ProviderOptions, type RequestOverrides } from "../../src/http/index.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../../src/conversation/index.js";
@@ -121,5 +121,5 @@ function requestHeaders(options: KeyedOptions, streaming: boolean): Record<strin
   if (options.organization) headers["openai-organization"] = options.organization;
   if (options.project) headers["openai-project"] = options.project;
   if (streaming) headers.accept = "text/event-stream";
-  return { ...headers, ...options.headers };
+  return copyWith(headers, options.headers ?? {});
 }
