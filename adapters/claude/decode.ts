@@ -6,7 +6,7 @@
 // returned, plus the raw argument text of each tool call as the model wrote it.
 import { optionalString, stringOr } from "../../src/base/index.js";
 import { ProviderError, StreamError } from "../../src/base/index.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/base/index.js";
+import { tryParse } from "../../src/base/index.js";
 import type { ToolCall, Usage } from "../../src/conversation/index.js";
 import type { Delta, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { finishReason, toUsage } from "./usage.js";
@@ -180,7 +180,7 @@ function finalize({ block, pieces }: Building): { block: Block; raw: string | un
   if (raw.trim() !== "") {
     // A block must carry an object `input` to be replayed; text that does not parse
     // (cut off by max_tokens) stays available to the loop as the raw arguments.
-    const parsed = tryParse(raw);
+    const parsed = tryParse(raw)?.value;
     block.input = isRecord(parsed) ? parsed : {};
   } else if (!isRecord(block.input)) {
     block.input = {};
@@ -203,17 +203,6 @@ function streamedError(data: Record<string, unknown>, headerRequestId: string | 
 
 function indexOf(data: Record<string, unknown>): number {
   return typeof data.index === "number" ? data.index : 0;
-}
-
-/** JSON text → its value; undefined when it does not parse or nests too deep. */
-export function tryParse(text: string): unknown {
-  // Too deep to clone or validate: left unparsed, so the loop answers it as invalid input.
-  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------------------------------

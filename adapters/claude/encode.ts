@@ -2,10 +2,9 @@
 // neutral history as Anthropic `messages`.
 import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/conversation/index.js";
 import type { ModelRequest, ToolChoice } from "../../src/conversation/index.js";
-import { copyWith } from "../../src/base/index.js";
+import { copyWith, tryParse } from "../../src/base/index.js";
 import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
-import { tryParse } from "./decode.js";
 import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
 import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type MessagesBody, type WireMessage } from "./wire.js";
 
@@ -203,7 +202,7 @@ function toolResult(r: ToolResult, ids: WireIds): ToolResultBlock {
 function toolInput(args: string): Record<string, unknown> {
   // Plain JSON.parse, not the tool layer's cleanJSON: what the model wrapped in prose or
   // fences was the model's mistake on that turn, and the replay only has to be valid.
-  const v = args.trim() === "" ? undefined : tryParse(args);
+  const v = args.trim() === "" ? undefined : tryParse(args)?.value;
   return isRecord(v) ? v : {};
 }
 

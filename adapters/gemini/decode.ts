@@ -15,12 +15,10 @@
 //   `{functionCall: {name, args}}` part (see partial-args.ts).
 // Thought-summary text (parts with `thought: true`, thinkingConfig.includeThoughts) is
 // reported as reasoning-delta, never as answer text.
-import { ProviderError, StreamError } from "../../src/base/index.js";
-import type { ToolCall, Usage } from "../../src/conversation/index.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
+import { isRecord, optionalString, StreamError } from "../../src/base/index.js";
+import type { Delta, ModelResponse, StreamDecoder, ToolCall } from "../../src/conversation/index.js";
 import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
-import { fnv1a36 } from "../../src/base/index.js";
-import { finiteNumber, isRecord, optionalString } from "../../src/base/index.js";
+import { callId, errorFromChunk, mapFinishReason, usageFrom } from "./response-fields.js";
 import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 
 type DecodeMode = "stream" | "json";
@@ -91,17 +89,6 @@ export function decodeBody(ctx: DecodeContext, body: unknown): Decoded {
   m.push(body, undefined);
   return m.finish();
 }
-
-const FILTERED = new Set([
-  "SAFETY",
-  "RECITATION",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-  "IMAGE_RECITATION",
-]);
 
 interface OpenCall {
   name: string;
@@ -260,57 +247,6 @@ function createMachine(mode: DecodeMode, ctx: DecodeContext): Machine {
       return { response, finishReason, finishMessage };
     },
   };
-}
-
-function mapFinishReason(raw: string | undefined, blockReason: string | undefined, hasCalls: boolean): FinishReason {
-  if (blockReason !== undefined) return "content-filter";
-  if (raw === "STOP" || raw === undefined) return hasCalls ? "tool-calls" : raw === "STOP" ? "stop" : "other";
-  if (raw === "MAX_TOKENS") return "length";
-  if (FILTERED.has(raw)) return "content-filter";
-  return "other";
-}
-
-/**
- * Usage as billed. promptTokenCount already includes cachedContentTokenCount (the API
- * reference: "still the total effective prompt size"), so inputTokens is all prompt tokens
- * with the cache read a part of it; tool-use prompt tokens (grounding) are billed as input
- * too. Thoughts are billed as output: outputTokens = candidates + thoughts, reasoningTokens
- * the thoughts. Gemini reports no cache writes (implicit caching is free to fill).
- */
-function usageFrom(u: UsageMetadata | undefined, grounding?: Record<string, unknown>): Usage {
-  const n = (v: unknown) => finiteNumber(v) ?? 0;
-  const usage: Usage = {
-    inputTokens: n(u?.promptTokenCount) + n(u?.toolUsePromptTokenCount),
-    outputTokens: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount),
-  };
-  if (typeof u?.cachedContentTokenCount === "number") usage.cacheReadTokens = u.cachedContentTokenCount;
-  if (typeof u?.thoughtsTokenCount === "number" && u.thoughtsTokenCount > 0) usage.reasoningTokens = u.thoughtsTokenCount;
-  const queries = grounding?.webSearchQueries;
-  if (Array.isArray(queries) && queries.length > 0) usage.webSearches = queries.length;
-  return usage;
-}
-
-/** `{error: {code, message, status}}` inside a stream (or a 200 body). */
-function errorFromChunk(provider: string, error: unknown): ProviderError {
-  const e = isRecord(error) ? error : {};
-  const status = typeof e.code === "number" ? e.code : undefined;
-  return new ProviderError({
-    provider,
-    status,
-    type: optionalString(e.status),
-    message: typeof e.message === "string" ? e.message : JSON.stringify(error)?.slice(0, 300) ?? "error",
-  });
-}
-
-/**
- * An id for a call that came without one (the Gemini API rarely sends ids): derived from
- * the response id, the call's position and its content, so the same response always gets
- * the same ids (deltas, toolCalls and the replayed history agree). Without a responseId two
- * responses making the same call would derive the same id; `salt` is raised until the id is
- * new to the history (see deriveId).
- */
-function callId(responseId: string | undefined, index: number, name: string, args: string, salt: number): string {
-  return `call_${index}_${fnv1a36(`${responseId ?? ""}\u0000${index}\u0000${name}\u0000${args}${salt ? `\u0000${salt}` : ""}`)}`;
 }
 
 /** True when a part holds nothing but text (and the thought flag): checked per streamed event, so without building key lists. */

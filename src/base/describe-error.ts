@@ -6,3 +6,14 @@ export function describeError(err: unknown): string {
   }
   return String(err);
 }
+
+/**
+ * A value as an option's error names it, so a wrong type is seen for what it is: "5" read
+ * as `got 5` hid that it was a string. `the string "5"`, `null`, `2.5`, `NaN`, `an object`.
+ */
+export function describeValue(value: unknown): string {
+  // Cut short: a history saved as JSON text and passed unparsed can be megabytes.
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  // Objects (arrays and functions too) by kind: String() would print a function's source.
+  return Object(value) === value ? "an object" : String(value);
+}

@@ -2,63 +2,10 @@
 // Branch on `code` (or `isToolloopError(err, code)`), not `instanceof`: errors can cross
 // realms (workers, iframes, duplicated bundles) where `instanceof` lies.
 
-import { hasSecrets, redact } from "./secrets.js";
+import { redact, redactCause } from "./secrets.js";
 
-// Every code. The check below uses this list, so it needs no instanceof (false across realms)
-// and does not take other libraries' coded errors (Node's "ECONNREFUSED") for ours.
-const CODES = [
-  "failed_unmarshal_input",
-  "tool_name_collision",
-  "invalid_tool_name",
-  "invalid_tool",
-  "unsupported_schema",
-  "tools_not_supported",
-  "max_steps",
-  "provider_error",
-  "connection_error",
-  "stream_error",
-  "idle_timeout",
-  "tool_timeout",
-  "structured_output",
-  "invalid_history",
-  "browser_key",
-  "runtime_not_supported",
-  "cli_error",
-  "unsupported_content",
-  "suspended",
-  "invalid_decision",
-  "missing_api_key",
-  "invalid_options",
-] as const;
-
-export type ErrorCode = (typeof CODES)[number];
-
-// Messages and causes are scrubbed of every registered API key when an error is built
-// (secrets.ts keeps the keys in use), so no error or log line carries one.
-
-/** The cause as given, or (when any text in its chain holds a secret) a scrubbed copy of the chain. */
-function redactCause(cause: unknown, depth = 0): unknown {
-  if (!hasSecrets() || depth > 8) return cause;
-  if (typeof cause === "string") return redact(cause);
-  if (typeof cause !== "object" || cause === null) return cause;
-  const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
-  const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
-  // Kept as is when neither its own text nor its causes' held a secret.
-  const text = `${causeText(cause)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
-  if (inner?.cause === e.cause && redact(text) === text) return cause;
-  const copy = new Error(redact(typeof e.message === "string" ? e.message : causeText(cause)), inner);
-  if (typeof e.name === "string") copy.name = e.name;
-  copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
-  return copy;
-}
-
-function causeText(value: unknown): string {
-  try {
-    return `${String(value)} ${JSON.stringify(value) ?? ""}`;
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
+/** Every code; the one list is CLASS_OF, at the end of this file. */
+export type ErrorCode = keyof typeof CLASS_OF;
 
 export class ToolloopError extends Error {
   declare readonly code: ErrorCode;
@@ -70,32 +17,10 @@ export class ToolloopError extends Error {
   }
 }
 
-/** The class behind each code, so `isToolloopError(err, "provider_error")` narrows to ProviderError. */
-interface ErrorClasses {
-  failed_unmarshal_input: FailedUnmarshalInputError;
-  tool_name_collision: ToolNameCollisionError;
-  invalid_tool_name: InvalidToolNameError;
-  invalid_tool: InvalidToolError;
-  unsupported_schema: UnsupportedSchemaError;
-  tools_not_supported: ToolsNotSupportedError;
-  max_steps: MaxStepsError;
-  provider_error: ProviderError;
-  connection_error: ConnectionError;
-  stream_error: StreamError;
-  idle_timeout: IdleTimeoutError;
-  tool_timeout: ToolTimeoutError;
-  structured_output: StructuredOutputError;
-  invalid_history: InvalidHistoryError;
-  browser_key: BrowserKeyError;
-  unsupported_content: UnsupportedContentError;
-  suspended: SuspendedError;
-  invalid_decision: InvalidDecisionError;
-  missing_api_key: MissingApiKeyError;
-  invalid_options: InvalidOptionsError;
-}
-
 /** The error a code stands for (codes whose class lives in an adapter get the base class). */
-export type ToolloopErrorOf<C extends ErrorCode> = C extends keyof ErrorClasses ? ErrorClasses[C] : ToolloopError & { readonly code: C };
+export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends new (...args: never) => infer E
+  ? E
+  : ToolloopError & { readonly code: C };
 
 /** True for a toolloop error (of `code`, when given), across realms; narrows to that code's class. */
 export function isToolloopError<C extends ErrorCode>(err: unknown, code: C): err is ToolloopErrorOf<C>;
@@ -104,7 +29,7 @@ export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
   if (typeof c !== "string") return false;
-  return code === undefined ? (CODES as readonly string[]).includes(c) : c === code;
+  return code === undefined ? Object.prototype.hasOwnProperty.call(CLASS_OF, c) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */
@@ -324,22 +249,32 @@ export class InvalidOptionsError extends ToolloopError {
   }
 }
 
-/**
- * A value as an option's error names it, so a wrong type is seen for what it is: "5" read
- * as `got 5` hid that it was a string. `the string "5"`, `null`, `2.5`, `NaN`, `an object`.
- */
-export function describeValue(value: unknown): string {
-  // Cut short: a history saved as JSON text and passed unparsed can be megabytes.
-  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  // Objects (arrays and functions too) by kind: String() would print a function's source.
-  return Object(value) === value ? "an object" : String(value);
-}
-
-/** The abort reason used when a signal was aborted without one (matches fetch's). */
-export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
-}
-
-export function isAbortError(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { name?: unknown }).name === "AbortError";
-}
+// Every code and the class behind it, written once: ErrorCode is its keys, isToolloopError(err,
+// "provider_error") narrows to its class, and the check with no code uses it as the list, so it
+// needs no instanceof (false across realms) and does not take other libraries' coded errors
+// (Node's "ECONNREFUSED") for ours.
+const IN_ADAPTER = null; // a code whose class lives in an adapter (adapters/claude-local)
+const CLASS_OF = {
+  failed_unmarshal_input: FailedUnmarshalInputError,
+  tool_name_collision: ToolNameCollisionError,
+  invalid_tool_name: InvalidToolNameError,
+  invalid_tool: InvalidToolError,
+  unsupported_schema: UnsupportedSchemaError,
+  tools_not_supported: ToolsNotSupportedError,
+  max_steps: MaxStepsError,
+  provider_error: ProviderError,
+  connection_error: ConnectionError,
+  stream_error: StreamError,
+  idle_timeout: IdleTimeoutError,
+  tool_timeout: ToolTimeoutError,
+  structured_output: StructuredOutputError,
+  invalid_history: InvalidHistoryError,
+  browser_key: BrowserKeyError,
+  runtime_not_supported: IN_ADAPTER,
+  cli_error: IN_ADAPTER,
+  unsupported_content: UnsupportedContentError,
+  suspended: SuspendedError,
+  invalid_decision: InvalidDecisionError,
+  missing_api_key: MissingApiKeyError,
+  invalid_options: InvalidOptionsError,
+};

@@ -1,4 +1,5 @@
 // The base layer's index: the rest of toolloop imports this folder through here.
+export * from "./abort.js";
 export * from "./describe-error.js";
 export * from "./errors.js";
 export * from "./hash.js";

@@ -97,3 +97,17 @@ export function parseJSONBounded(text: string, limit: number): unknown {
   }
   return value;
 }
+
+/**
+ * Tool arguments (or any JSON text from a model) → `{ value }`; undefined when the text does
+ * not parse, or nests deeper than MAX_ARGUMENT_DEPTH (too deep to clone or validate: left
+ * unparsed, so the loop answers it as invalid input).
+ */
+export function tryParse(text: string): { value: unknown } | undefined {
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) return undefined;
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,8 @@
 // Plain JavaScript passes any key: `claude({ baseUrl })` would quietly send to the vendor
 // instead of the proxy, `maxStep` would quietly mean the default. Every factory names the
 // keys it takes and refuses any other, with the known key it most likely meant.
-import { describeValue, InvalidOptionsError } from "./errors.js";
+import { describeValue } from "./describe-error.js";
+import { InvalidOptionsError } from "./errors.js";
 
 /** The words of a space-separated list, as a union type. */
 type Words<S extends string> = S extends `${infer H} ${infer T}` ? H | Words<T> : S;

@@ -191,3 +191,30 @@ export function registerURLSecrets(url: string, owner: object): void {
     }
   }
 }
+
+// Messages and causes are scrubbed of every registered API key when an error is built
+// (secrets.ts keeps the keys in use), so no error or log line carries one.
+
+/** The cause as given, or (when any text in its chain holds a secret) a scrubbed copy of the chain. */
+export function redactCause(cause: unknown, depth = 0): unknown {
+  if (!hasSecrets() || depth > 8) return cause;
+  if (typeof cause === "string") return redact(cause);
+  if (typeof cause !== "object" || cause === null) return cause;
+  const e = cause as { name?: unknown; message?: unknown; stack?: unknown; cause?: unknown };
+  const inner = e.cause === undefined ? undefined : { cause: redactCause(e.cause, depth + 1) };
+  // Kept as is when neither its own text nor its causes' held a secret.
+  const text = `${causeText(cause)}\n${String(e.message ?? "")}\n${String(e.stack ?? "")}`;
+  if (inner?.cause === e.cause && redact(text) === text) return cause;
+  const copy = new Error(redact(typeof e.message === "string" ? e.message : causeText(cause)), inner);
+  if (typeof e.name === "string") copy.name = e.name;
+  copy.stack = typeof e.stack === "string" ? redact(e.stack) : copy.stack;
+  return copy;
+}
+
+function causeText(value: unknown): string {
+  try {
+    return `${String(value)} ${JSON.stringify(value) ?? ""}`;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}

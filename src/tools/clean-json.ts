@@ -3,7 +3,7 @@
 // (a trailing comma stays an error): guessing would hand the tool input the model did
 // not write.
 
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../base/index.js";
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan, tryParse } from "../base/index.js";
 
 const FENCE = /```[a-zA-Z0-9_-]*[ \t]*\r?\n?([\s\S]*?)```/;
 
@@ -57,15 +57,6 @@ function clean(raw: string): Cleaned {
 function fromFence(body: string): Cleaned {
   const inner = body.trim();
   return inner === "" ? { text: "{}", parsed: { value: {} } } : clean(inner);
-}
-
-function tryParse(s: string): { value: unknown } | undefined {
-  if (nestsDeeperThan(s, MAX_ARGUMENT_DEPTH)) return undefined;
-  try {
-    return { value: JSON.parse(s) };
-  } catch {
-    return undefined;
-  }
 }
 
 /** The first balanced {...} in s, skipping braces inside strings; the rest from "{" if unbalanced. */

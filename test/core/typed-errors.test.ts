@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, isToolloopError, type Message } from "../../src/index.js";
-import { describeValue } from "../../src/base/errors.js";
+import { describeValue } from "../../src/base/describe-error.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { fallback } from "../../src/cost/fallback.js";
 import { historyProblems } from "./helpers.js";
