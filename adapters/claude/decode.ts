@@ -31,8 +31,8 @@ export interface ClaudeStreamDecoder extends StreamDecoder<SSEEvent> {
   turn(): Turn;
 }
 
-export interface StreamDecoderOptions {
-  onDelta?: (delta: Delta) => void;
+/** What a decoder knows of its request, as the OpenAI and Gemini decoders' DecodeContext. */
+export interface DecodeContext {
   /** The HTTP request id, for errors raised by an in-stream `error` event. */
   requestId?: () => string | undefined;
 }
@@ -47,8 +47,7 @@ interface Building {
   pieces: (string[] | undefined)[];
 }
 
-export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeStreamDecoder {
-  const { onDelta } = options;
+export function createStreamDecoder(ctx: DecodeContext = {}, onDelta?: (delta: Delta) => void): ClaudeStreamDecoder {
   let started = false;
   let finished = false;
   let id: string | undefined;
@@ -57,7 +56,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
   let blocks = new Map<number, Building>();
 
   const fail = (why: string): never => {
-    throw new StreamError(PROVIDER, why, { requestId: options.requestId?.() });
+    throw new StreamError(PROVIDER, why, { requestId: ctx.requestId?.() });
   };
 
   const onMessageStart = (data: Record<string, unknown>) => {
@@ -134,7 +133,7 @@ export function createStreamDecoder(options: StreamDecoderOptions = {}): ClaudeS
       }
       if (!isRecord(data)) return fail(`malformed event data: ${event.data.slice(0, 120)}`);
       const type = typeof data.type === "string" ? data.type : event.event;
-      if (type === "error" || event.event === "error") throw streamedError(data, options.requestId?.());
+      if (type === "error" || event.event === "error") throw streamedError(data, ctx.requestId?.());
       if (type === "ping") return;
       if (type === "message_start") return onMessageStart(data);
       if (!started) return fail(`${type} arrived before message_start`);

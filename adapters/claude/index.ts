@@ -14,7 +14,7 @@ import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from 
 import { isBrowser } from "../../src/base/index.js";
 import { requireApiKey } from "../../src/http/index.js";
 import type { CacheSetting } from "./cache.js";
-import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse } from "./decode.js";
+import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse, type DecodeContext } from "./decode.js";
 import { readAnthropicError } from "./errors.js";
 import { encodeRequest, replayable, type BodySettings } from "./encode.js";
 import { checkTools } from "./schema-check.js";
@@ -101,19 +101,23 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
     const body = encodeRequest(request, settings, output);
     const history = body.messages;
 
+    let requestId: string | undefined;
+    const ctx: DecodeContext = { requestId: () => requestId };
+
     const send = async (): Promise<Turn> => {
+      requestId = undefined;
       const req = { url, headers: headers(), body, signal: request.signal };
-      if (!body.stream) {
-        const { body: json, requestId } = await postJSON(http, req);
-        return decodeMessage(json, requestId);
+      if (body.stream) {
+        const decoder = createStreamDecoder(ctx, request.onDelta);
+        await postSSE(http, req, (event, id) => {
+          requestId = id;
+          decoder.push(event);
+        });
+        return decoder.turn();
       }
-      let requestId: string | undefined;
-      const decoder = createStreamDecoder({ onDelta: request.onDelta, requestId: () => requestId });
-      await postSSE(http, req, (event, id) => {
-        requestId = id;
-        decoder.push(event);
-      });
-      return decoder.turn();
+      const answer = await postJSON(http, req);
+      requestId = answer.requestId;
+      return decodeMessage(answer.body, requestId);
     };
 
     // pause_turn: a long server-tool turn was cut short; sending the paused content back

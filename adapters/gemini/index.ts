@@ -82,7 +82,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
     let requestId: string | undefined;
     const ctx: DecodeContext = { provider: NAME, requestId: () => requestId, takenIds: () => callIdsOf(request.messages) };
 
-    const once = async (): Promise<Decoded> => {
+    const send = async (): Promise<Decoded> => {
       requestId = undefined;
       if (onDelta) {
         const decoder = createStreamDecoder(ctx, onDelta);
@@ -104,7 +104,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
 
     let usage = emptyUsage();
     for (let attempt = 0; ; attempt++) {
-      const decoded = await once();
+      const decoded = await send();
       usage = addUsage(usage, decoded.response.usage);
       if (decoded.finishReason !== "MALFORMED_FUNCTION_CALL") return copyWith(decoded.response, { usage });
       if (attempt >= MALFORMED_REASKS) {

@@ -12,7 +12,7 @@
 // shorter list of the multimodal function-response docs (png, jpeg, webp, pdf, text/plain).
 // A tool's part that cannot go in functionResponse.parts (any, before Gemini 3) is left out, and
 // the response says what it was and why (`note`), so a run is not stuck on what a tool made.
-import { UnsupportedContentError } from "../../src/base/index.js";
+import { bytesToBase64, UnsupportedContentError } from "../../src/base/index.js";
 import { renderParts, type ContentPart } from "../../src/conversation/index.js";
 import type { Part } from "./wire.js";
 
@@ -83,9 +83,7 @@ function inlineOf(p: Media): { mimeType: string; data: string } | undefined {
     if (/;base64$/i.test(m[2]!)) data = data.replace(/\s+/g, "");
     else {
       // percent-encoded text → its UTF-8 bytes → base64
-      let binary = "";
-      for (const b of new TextEncoder().encode(decodeURIComponent(data))) binary += String.fromCharCode(b);
-      data = btoa(binary);
+      data = bytesToBase64(new TextEncoder().encode(decodeURIComponent(data)));
     }
     return { mimeType: m[1] || p.mediaType || "text/plain", data };
   } catch {

@@ -73,7 +73,7 @@ function normalizeArguments(args: string): string {
 }
 
 
-interface PendingCall {
+interface StreamingCall {
   id: string;
   name: string;
   arguments: string;
@@ -86,8 +86,8 @@ interface PendingCall {
 export function createChatStreamDecoder(ctx: DecodeContext, onDelta?: (delta: Delta) => void): StreamDecoder {
   let text = "";
   let refusal = "";
-  const calls: PendingCall[] = [];
-  const byIndex = new Map<number, PendingCall>();
+  const calls: StreamingCall[] = [];
+  const byIndex = new Map<number, StreamingCall>();
   let finishReason: string | undefined;
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let done = false;

@@ -18,7 +18,7 @@ export class ToolloopError extends Error {
 }
 
 /** The error a code stands for (codes whose class lives in an adapter get the base class). */
-export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends new (...args: never) => infer E
+export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends () => infer E
   ? E
   : ToolloopError & { readonly code: C };
 
@@ -253,28 +253,33 @@ export class InvalidOptionsError extends ToolloopError {
 // "provider_error") narrows to its class, and the check with no code uses it as the list, so it
 // needs no instanceof (false across realms) and does not take other libraries' coded errors
 // (Node's "ECONNREFUSED") for ours.
+// Each class is named in the type alone (`instance<C>` is this one function, never called): a
+// value that held the classes would keep every one of them in a bundle that throws none.
+function instance<E>(): E {
+  return undefined as E;
+}
 const IN_ADAPTER = null; // a code whose class lives in an adapter (adapters/claude-local)
 const CLASS_OF = {
-  failed_unmarshal_input: FailedUnmarshalInputError,
-  tool_name_collision: ToolNameCollisionError,
-  invalid_tool_name: InvalidToolNameError,
-  invalid_tool: InvalidToolError,
-  unsupported_schema: UnsupportedSchemaError,
-  tools_not_supported: ToolsNotSupportedError,
-  max_steps: MaxStepsError,
-  provider_error: ProviderError,
-  connection_error: ConnectionError,
-  stream_error: StreamError,
-  idle_timeout: IdleTimeoutError,
-  tool_timeout: ToolTimeoutError,
-  structured_output: StructuredOutputError,
-  invalid_history: InvalidHistoryError,
-  browser_key: BrowserKeyError,
+  failed_unmarshal_input: instance<FailedUnmarshalInputError>,
+  tool_name_collision: instance<ToolNameCollisionError>,
+  invalid_tool_name: instance<InvalidToolNameError>,
+  invalid_tool: instance<InvalidToolError>,
+  unsupported_schema: instance<UnsupportedSchemaError>,
+  tools_not_supported: instance<ToolsNotSupportedError>,
+  max_steps: instance<MaxStepsError>,
+  provider_error: instance<ProviderError>,
+  connection_error: instance<ConnectionError>,
+  stream_error: instance<StreamError>,
+  idle_timeout: instance<IdleTimeoutError>,
+  tool_timeout: instance<ToolTimeoutError>,
+  structured_output: instance<StructuredOutputError>,
+  invalid_history: instance<InvalidHistoryError>,
+  browser_key: instance<BrowserKeyError>,
   runtime_not_supported: IN_ADAPTER,
   cli_error: IN_ADAPTER,
-  unsupported_content: UnsupportedContentError,
-  suspended: SuspendedError,
-  invalid_decision: InvalidDecisionError,
-  missing_api_key: MissingApiKeyError,
-  invalid_options: InvalidOptionsError,
+  unsupported_content: instance<UnsupportedContentError>,
+  suspended: instance<SuspendedError>,
+  invalid_decision: instance<InvalidDecisionError>,
+  missing_api_key: instance<MissingApiKeyError>,
+  invalid_options: instance<InvalidOptionsError>,
 };

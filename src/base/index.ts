@@ -1,5 +1,6 @@
 // The base layer's index: the rest of toolloop imports this folder through here.
 export * from "./abort.js";
+export * from "./base64.js";
 export * from "./describe-error.js";
 export * from "./errors.js";
 export * from "./hash.js";

@@ -280,7 +280,7 @@ describe("stream decoder edge cases", () => {
 
   it("ignores pings, unknown events and unknown deltas; events after message_stop change nothing", () => {
     const deltas: Delta[] = [];
-    const d = createStreamDecoder({ onDelta: (x) => deltas.push(x) });
+    const d = createStreamDecoder({}, (x) => deltas.push(x));
     d.push(start);
     d.push(ev({ type: "ping" }));
     d.push(ev({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }));

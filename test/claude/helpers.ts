@@ -95,7 +95,7 @@ export function randomPieces(bytes: Uint8Array, random: () => number, maxPieces 
 
 /** Feeds byte pieces through the same layers postSSE uses (TextDecoder, sse.ts) into the decoder. */
 export function decodePieces(pieces: Uint8Array[], onDelta?: (d: Delta) => void): Turn {
-  const decoder = createStreamDecoder(onDelta ? { onDelta } : {});
+  const decoder = createStreamDecoder({}, onDelta);
   const parser = createSSEParser((ev) => decoder.push(ev));
   const text = new TextDecoder();
   for (const p of pieces) parser.feed(text.decode(p, { stream: true }));

@@ -81,7 +81,7 @@ const ADAPTERS: Adapter[] = [
       ...files("recorded/anthropic", [".chunks.txt"]).map((p) => named(p, jsonl(p, (l) => `data: ${l}\n\n`, "data: [DONE]\n\n"))),
     ],
     decoder(onDelta) {
-      const d = createStreamDecoder({ onDelta });
+      const d = createStreamDecoder({}, onDelta);
       return { event: (ev) => d.push(ev), finish: () => d.finish() };
     },
     async render(turns) {

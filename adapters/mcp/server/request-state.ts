@@ -11,7 +11,7 @@
 // still catches corrupted and hand-edited states but not a forger who knows the name: set a
 // secret when a tool trusts its earlier answers (the same one on every instance, so any
 // instance can open what another sealed).
-import { base64ToBytes, bytesToBase64 } from "../wire/base64.js";
+import { base64ToBytes, bytesToBase64 } from "../../../src/base/index.js";
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
 import { isRecord } from "../../../src/base/index.js";
 import { failure, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcFailure } from "./jsonrpc.js";
-import { base64ToBytes, bytesToBase64 } from "./base64.js";
+import { base64ToBytes, bytesToBase64 } from "../../../src/base/index.js";
 import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface HeaderValues {

@@ -1,5 +1,5 @@
-// Standard base64 (RFC 4648) of bytes and back, with btoa/atob (every runtime has them):
-// the "=?base64?...?=" header values (envelope.ts) and the sealed request state (server).
+// Standard base64 (RFC 4648) of bytes and back, with btoa/atob (every runtime has them): MCP's
+// "=?base64?...?=" header values and sealed request state, Gemini's inline data: URL text.
 
 /** Standard base64 of bytes (btoa takes a binary string). */
 export function bytesToBase64(bytes: Uint8Array): string {
