@@ -12,6 +12,9 @@
 // hand-written copies (eventsource-parser for SSE: linear on long events, with a buffer bound;
 // @valibot/to-json-schema: follows valibot's releases; together ~2.8 KiB of each agent), plus
 // ~0.3 KiB, so no change can grow a bundle quietly; lower a budget when a bundle shrinks.
+// Reset once that day, after the rest of issue 24 (unknown-option checks with a did-you-mean,
+// the description check, number options, typed errors, Deno's permission error, the twin-id and
+// resume-order fixes: +0.5-0.6 KiB per agent) and issue 25's layout: 25.0-26.3 KiB measured.
 // bench/BUDGETS.md has the per-module and per-feature table (bench/lib/size-report.mjs).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -22,11 +25,11 @@ const KiB = 1024;
 
 /** adapter → the bench agent module, a string only that adapter's code holds, and its budget. */
 const AGENTS: Record<string, { file: string; marker: string; budget: number }> = {
-  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 25.1 * KiB },
-  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26.0 * KiB },
-  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 25.1 * KiB },
-  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 24.8 * KiB },
-  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 25.6 * KiB },
+  "claude()": { file: "toolloop-anthropic", marker: "api.anthropic.com", budget: 25.7 * KiB },
+  "openai() (Responses)": { file: "toolloop-responses", marker: "/responses", budget: 26.5 * KiB },
+  "openaiChat()": { file: "toolloop-chat", marker: "/chat/completions", budget: 25.6 * KiB },
+  "openaiCompatible()": { file: "toolloop-compatible", marker: "/chat/completions", budget: 25.3 * KiB },
+  "gemini()": { file: "toolloop-gemini", marker: ":streamGenerateContent", budget: 26.1 * KiB },
 };
 
 /** The bundle's input files (repo paths, node_modules/... for packages). */
