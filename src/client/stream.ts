@@ -1,5 +1,5 @@
 // client.stream(): the loop's event callbacks as an async iterable.
-import { abortReason } from "../base/index.js";
+import { abortReason, runController } from "../base/index.js";
 import type { StreamEvent } from "../loop/index.js";
 
 /**
@@ -12,7 +12,8 @@ export function streamRun(
 ): AsyncIterable<StreamEvent> {
   return {
     [Symbol.asyncIterator]() {
-      const controller = new AbortController();
+      // The run's own signal: the provider's requests may pass it to fetch as it is (base/abort.ts).
+      const controller = runController();
       const forward = () => controller.abort(abortReason(outer!));
       if (outer?.aborted) forward();
       else outer?.addEventListener("abort", forward, { once: true });
@@ -33,17 +34,19 @@ export function streamRun(
         settled = start((e) => {
           buffer.push(e);
           poke();
-        }, controller.signal).then(
-          () => {
-            done = true;
-            poke();
-          },
-          (error) => {
-            failure = { error };
-            done = true;
-            poke();
-          },
-        ).finally(() => outer?.removeEventListener("abort", forward));
+        }, controller.signal)
+          .then(
+            () => {
+              done = true;
+              poke();
+            },
+            (error) => {
+              failure = { error };
+              done = true;
+              poke();
+            },
+          )
+          .finally(() => outer?.removeEventListener("abort", forward));
       };
       return {
         async next(): Promise<IteratorResult<StreamEvent>> {

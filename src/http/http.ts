@@ -4,13 +4,26 @@
 // limit, body reads that always end (body.ts), typed errors that never carry an API key
 // (errors.ts scrubs them), and bodies too deep to handle safely cut (json-depth.ts). What a
 // vendor's error body means is the adapter's to say, through HttpSettings.readError.
-import { createSSEParser, type SSEEvent } from "./sse.js";
+
+import {
+  abortReason,
+  ConnectionError,
+  describeError,
+  IdleTimeoutError,
+  isAbortError,
+  isRecord,
+  isRunSignal,
+  labelText,
+  MAX_RESPONSE_DEPTH,
+  nestsDeeperThan,
+  ProviderError,
+  parseJSONBounded,
+  StreamError,
+  ToolloopError,
+} from "../base/index.js";
 import { readChunks, readText, sleep } from "./body.js";
-import { describeError } from "../base/index.js";
-import { abortReason, ConnectionError, IdleTimeoutError, isAbortError, ProviderError, StreamError, ToolloopError } from "../base/index.js";
-import { MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../base/index.js";
 import { isRetryableAnswer, isRetryableBodyFailure, retryAfter, retryDelay } from "./retry.js";
-import { isRecord, labelText } from "../base/index.js";
+import { createSSEParser, type SSEEvent } from "./sse.js";
 
 /** One SSE event as postSSE hands it on (the name third-party adapters already use). */
 export type EventSourceMessage = SSEEvent;
@@ -170,7 +183,9 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
       // by name, so no Deno types): refused again however often it is sent, so thrown at once
       // with the grant that lets it through (the host read past any credentials in the URL).
       if (/^(NotCapable|PermissionDenied)$/.test((err as Error)?.name)) {
-        throw new ConnectionError(http.provider, `${describeError(err)}: run Deno with --allow-net=${/\/\/(?:[^/?#]*@)?([^/?#]*)/.exec(req.url)?.[1]}`, { cause: err });
+        throw new ConnectionError(http.provider, `${describeError(err)}: run Deno with --allow-net=${/\/\/(?:[^/?#]*@)?([^/?#]*)/.exec(req.url)?.[1]}`, {
+          cause: err,
+        });
       }
       failure = new ConnectionError(http.provider, `request failed: ${describeError(err)}`, { cause: err });
     }
@@ -189,13 +204,16 @@ async function withRetries<T>(http: HttpSettings, req: HttpRequest, onOk: (res: 
  * (Node's undici drops its listener only when the response is garbage-collected), so one
  * app-wide signal would gather a listener per call. The forwarding listener is removed as
  * soon as the headers are in; the body reads that follow listen to the caller's signal
- * themselves (chunkReader) and cancel the body on abort.
+ * themselves (chunkReader) and cancel the body on abort. A run's own signal (client.stream()'s,
+ * base/abort.ts) goes to fetch as it is: it is dropped with the run, and a new AbortSignal per
+ * request, with its listeners, was ~3 % of a streamed conversation's CPU in Node 20.
  */
 async function send(http: HttpSettings, req: HttpRequest, body: string): Promise<Response> {
   const headers = { "content-type": "application/json", ...req.headers };
   const ms = http.idleTimeout;
   const { signal } = req;
   if (!ms && !signal) return http.fetch(req.url, { method: "POST", headers, body });
+  if (!ms && isRunSignal(signal!)) return http.fetch(req.url, { method: "POST", headers, body, signal });
   const controller = new AbortController();
   const forward = () => controller.abort(abortReason(signal!));
   if (signal?.aborted) forward();

@@ -2,9 +2,9 @@
 // context, and the step-finish event built from a provider's response.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, tool, type Provider, type StepResult, type ToolContext } from "../../src/index.js";
-import { stepFinish } from "../../src/loop/step-finish.js";
 import type { ModelResponse } from "../../src/conversation/provider.js";
+import { createClient, type Provider, type StepResult, type ToolContext, tool } from "../../src/index.js";
+import { stepFinish } from "../../src/loop/step-finish.js";
 
 describe("a handler's context", () => {
   it("has signal, callId and logger as own enumerable keys, in that order; a spread copies the signal", async () => {
@@ -56,5 +56,44 @@ describe("stepFinish", () => {
     const want = before(response, 3, []);
     expect(got).toEqual(want);
     expect(Object.keys(got)).toEqual(Object.keys(want));
+  });
+});
+
+describe("the signal a request's fetch gets", () => {
+  /** A Chat Completions server answering one tool call, then text; records each fetch's signal. */
+  function server() {
+    const signals: (AbortSignal | undefined)[] = [];
+    const sse = (chunks: unknown[]) =>
+      new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n", { headers: { "content-type": "text/event-stream" } });
+    const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json" } });
+    const fetch = async (_url: string | URL | Request, init?: RequestInit) => {
+      signals.push(init?.signal ?? undefined);
+      const first = signals.length % 2 === 1;
+      const stream = String(init?.body).includes('"stream":true');
+      const message = first
+        ? { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "probe", arguments: "{}" } }] }
+        : { role: "assistant", content: "done" };
+      if (!stream) return json({ choices: [{ index: 0, message, finish_reason: first ? "tool_calls" : "stop" }] });
+      const delta = first ? { tool_calls: [{ index: 0, ...message.tool_calls![0] }] } : { content: "done" };
+      return sse([{ choices: [{ index: 0, delta, finish_reason: first ? "tool_calls" : "stop" }] }]);
+    };
+    return { signals, fetch };
+  }
+  const probe = tool({ name: "probe", description: "A test tool.", input: v.object({}), run: () => "ok" });
+
+  it("stream() hands every request the run's own signal; a caller's signal is forwarded through one per request", async () => {
+    const { openaiCompatible } = await import("../../adapters/openai/index.js");
+    const s = server();
+    const client = createClient({ provider: openaiCompatible({ baseURL: "http://127.0.0.1:1/v1", model: "m", fetch: s.fetch }), tools: [probe] });
+    for await (const _ of client.stream("go"));
+    expect(s.signals).toHaveLength(2);
+    expect(s.signals[0]).toBeInstanceOf(AbortSignal);
+    expect(s.signals[1]).toBe(s.signals[0]);
+
+    const mine = new AbortController();
+    await client.chat("again", { signal: mine.signal });
+    expect(s.signals).toHaveLength(4);
+    expect(s.signals[2]).not.toBe(mine.signal);
+    expect(s.signals[3]).not.toBe(s.signals[2]);
   });
 });
