@@ -48,27 +48,33 @@ export function streamRun(
           )
           .finally(() => outer?.removeEventListener("abort", forward));
       };
-      return {
-        async next(): Promise<IteratorResult<StreamEvent>> {
-          if (!started) begin();
-          for (;;) {
-            if (head < buffer.length) {
-              const value = buffer[head++]!;
-              if (head === buffer.length) {
-                buffer = [];
-                head = 0;
-              }
-              return { value, done: false };
-            }
-            if (failure) {
-              const { error } = failure;
-              failure = undefined;
-              throw error;
-            }
-            if (done) return { value: undefined, done: true };
-            await new Promise<void>((r) => (wake = r));
+      /** The next buffered event (there is one). */
+      const take = (): IteratorResult<StreamEvent> => {
+        const value = buffer[head++]!;
+        if (head === buffer.length) {
+          buffer = [];
+          head = 0;
+        }
+        return { value, done: false };
+      };
+      /** next() when nothing is buffered yet: starts the run, waits for an event, the end or a failure. */
+      const wait = async (): Promise<IteratorResult<StreamEvent>> => {
+        if (!started) begin();
+        for (;;) {
+          if (head < buffer.length) return take();
+          if (failure) {
+            const { error } = failure;
+            failure = undefined;
+            throw error;
           }
-        },
+          if (done) return { value: undefined, done: true };
+          await new Promise<void>((r) => (wake = r));
+        }
+      };
+      return {
+        // A buffered event is handed out by a plain function: an async function's frame per
+        // event was most of what iterating a stream allocated.
+        next: () => (head < buffer.length ? Promise.resolve(take()) : wait()),
         async return(): Promise<IteratorResult<StreamEvent>> {
           if (started && !done) {
             controller.abort(new DOMException("The stream was closed by its consumer", "AbortError"));
