@@ -6,7 +6,7 @@
 // SDKs). Rewrites the "Cost" section of bench/RESULTS.md (between its markers) and prints it.
 //
 //   BENCH_QUICK=1 node bench/cost.mjs    a smoke run (fewer rounds; figures are not for quoting)
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -118,10 +118,7 @@ for (const format of FORMATS) {
 const peerRound = (r) => r % 2 === 0 && r / 2 < L.peerRounds;
 await rounds(Math.max(L.coreRounds, 2 * L.peerRounds - 1), loopJobs, async ({ sdk, format, file, mode }, r) => {
   if (isCore(sdk) ? r >= L.coreRounds : !peerRound(r)) return;
-  const res = await runWorker(
-    { task: "loop", file: agentPath(file), base: `${server.origin}/loop`, mode, ...L, expect: FINAL_TEXT },
-    { timeoutMs: 180_000 },
-  );
+  const res = await runWorker({ task: "loop", file: agentPath(file), base: `${server.origin}/loop`, mode, ...L, expect: FINAL_TEXT }, { timeoutMs: 180_000 });
   if (!res.ok) return fail(`loop ${file} ${mode}`, res);
   const key = `${sdk.id}:${format}:${mode}`;
   const cell = (results.loops[key] ??= { rounds: [] });

@@ -41,10 +41,12 @@ export function describeRuntime(): string {
 
 function scripted(): Provider {
   return scriptedProvider(
-    [(request) => {
-      const t = turnFor(JSON.stringify(request.messages));
-      return { text: t.text, toolCalls: t.toolCalls?.map((c) => ({ name: c.name, arguments: c.input })) };
-    }],
+    [
+      (request) => {
+        const t = turnFor(JSON.stringify(request.messages));
+        return { text: t.text, toolCalls: t.toolCalls?.map((c) => ({ name: c.name, arguments: c.input })) };
+      },
+    ],
     { onExhausted: "repeat-last" },
   );
 }

@@ -2,22 +2,25 @@
 // scenario, starts fresh mock servers, runs the scenario there, and asserts the same
 // summary for every runtime and provider. A runtime that cannot start fails every one of
 // its tests (never a skip). TOOLLOOP_E2E_RUNTIMES=deno,bun selects runtimes (default: all).
-import { createServer } from "node:http";
+
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundle, launchChromium, root, runBun, runDeno, runNode, startWorker, tmpRoot, type ProcessResult } from "../test/support/runtimes.js";
+import { startClaudeMock } from "../test/mock/claude.js";
+import { startOpenAIChatMock } from "../test/mock/openai-chat.js";
+import { bundle, launchChromium, type ProcessResult, root, runBun, runDeno, runNode, startWorker, tmpRoot } from "../test/support/runtimes.js";
 import type { E2EConfig, E2EReport } from "./entry.js";
 import type { ScenarioSummary } from "./scenario.js";
 import { ANSWERS, turnFor } from "./script.js";
-import { startClaudeMock } from "../test/mock/claude.js";
-import { startOpenAIChatMock } from "../test/mock/openai-chat.js";
 
 const ALL = ["node20", "node22", "node24", "deno", "bun", "workerd", "chromium"] as const;
 type Runtime = (typeof ALL)[number];
 
-const selected = (process.env.TOOLLOOP_E2E_RUNTIMES?.split(",").map((s) => s.trim()).filter(Boolean) ?? [...ALL]) as Runtime[];
+const selected = (process.env.TOOLLOOP_E2E_RUNTIMES?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean) ?? [...ALL]) as Runtime[];
 const unknown = selected.filter((r) => !ALL.includes(r));
 if (unknown.length) throw new Error(`unknown runtime(s) in TOOLLOOP_E2E_RUNTIMES: ${unknown.join(", ")}`);
 
@@ -100,7 +103,9 @@ async function servePage(script: string): Promise<string> {
     if (req.url === "/page.js") {
       res.writeHead(200, { "content-type": "text/javascript" }).end(script);
     } else if (req.url === "/") {
-      res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><meta charset="utf-8"><title>toolloop e2e</title><script type="module" src="/page.js"></script>');
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end('<!doctype html><meta charset="utf-8"><title>toolloop e2e</title><script type="module" src="/page.js"></script>');
     } else {
       res.writeHead(404).end();
     }
@@ -119,9 +124,11 @@ async function inChromium(config: E2EConfig): Promise<E2EReport> {
   const pageErrors: string[] = [];
   page.on("pageerror", (err) => pageErrors.push(err.message));
   await page.goto(url);
-  await page.waitForFunction(() => typeof (globalThis as { runE2E?: unknown }).runE2E === "function", undefined, { timeout: 30_000 }).catch(() => {
-    throw new Error(`the page never defined runE2E; page errors: ${pageErrors.join(" | ") || "none"}`);
-  });
+  await page
+    .waitForFunction(() => typeof (globalThis as { runE2E?: unknown }).runE2E === "function", undefined, { timeout: 30_000 })
+    .catch(() => {
+      throw new Error(`the page never defined runE2E; page errors: ${pageErrors.join(" | ") || "none"}`);
+    });
   return page.evaluate((cfg) => (globalThis as unknown as { runE2E: (c: unknown) => Promise<E2EReport> }).runE2E(cfg), config);
 }
 
@@ -204,8 +211,6 @@ async function summaryOf(runtime: Runtime, label: string): Promise<ScenarioSumma
   if (!s) throw new Error(`no summary for ${label} in ${runtime}: ${JSON.stringify(report).slice(0, 500)}`);
   return s;
 }
-
-
 
 for (const runtime of selected) {
   describe(runtime, () => {

@@ -1,6 +1,6 @@
 // Runner for Node, Deno and Bun: the config arrives as one JSON argument, the report
 // leaves as one stdout line starting with "E2E_REPORT ".
-import { runAll, type E2EConfig } from "./entry.js";
+import { type E2EConfig, runAll } from "./entry.js";
 
 const g = globalThis as { Deno?: { args: string[] }; process?: { argv: string[] } };
 // Deno 2 also has a `process` global, so ask for Deno first.

@@ -1,4 +1,4 @@
 // Runner for Chromium: the page exposes runE2E(config) for the host to call.
-import { runAll, type E2EConfig } from "./entry.js";
+import { type E2EConfig, runAll } from "./entry.js";
 
 (globalThis as { runE2E?: (config: E2EConfig) => Promise<unknown> }).runE2E = (config) => runAll(config);

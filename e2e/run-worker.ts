@@ -1,5 +1,5 @@
 // Runner for workerd: a module worker (no nodejs_compat). POST the config as JSON, get the report.
-import { runAll, type E2EConfig } from "./entry.js";
+import { type E2EConfig, runAll } from "./entry.js";
 
 export default {
   async fetch(request: Request): Promise<Response> {

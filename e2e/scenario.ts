@@ -2,8 +2,9 @@
 // Deno, Bun, workerd, Chromium). It uses only what toolloop itself may use (fetch, timers,
 // AbortController, Web Streams), drives a client against whatever provider the host built,
 // and returns a plain-data summary the host compares across runtimes.
+
+import { createClient, type Message, type Provider, type StreamEvent, suspension, type Tool, tool } from "toolloop";
 import * as v from "valibot";
-import { createClient, suspension, tool, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
 import { prompt } from "./script.js";
 
 export interface ScenarioInput {

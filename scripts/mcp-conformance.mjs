@@ -57,8 +57,14 @@ const REFUSED = {
     // client's model (sampling) or its file roots, so tools built on those do not exist here.
     "input-required-result-basic-sampling": ["sampling (the server borrowing the client's model)", /Unknown tool: test_input_required_result_sampling/],
     "input-required-result-basic-list-roots": ["roots (the client's file roots)", /Unknown tool: test_input_required_result_list_roots/],
-    "input-required-result-multiple-input-requests": ["sampling and roots next to elicitation in one round", /Unknown tool: test_input_required_result_multiple_inputs/],
-    "input-required-result-capability-check": ["sampling (the scenario's client can only be asked for sampling)", /Unknown tool: test_input_required_result_capabilities/],
+    "input-required-result-multiple-input-requests": [
+      "sampling and roots next to elicitation in one round",
+      /Unknown tool: test_input_required_result_multiple_inputs/,
+    ],
+    "input-required-result-capability-check": [
+      "sampling (the scenario's client can only be asked for sampling)",
+      /Unknown tool: test_input_required_result_capabilities/,
+    ],
     "input-required-result-non-tool-request": ["prompts (input_required from prompts/get)", /Method not found: prompts\/get/],
   },
   client: {},
@@ -119,9 +125,9 @@ async function listRequirements(version) {
     if (/^Server scenarios/.test(line)) section = "server";
     else if (/^Client scenarios/.test(line)) section = "client";
     else if (/^Run and reported, but never scored/.test(line)) section = "not-scored";
-    else if (section === "not-scored" && /^  (\S+) \(\d+\):/.test(line)) reason = /^  (\S+)/.exec(line)[1];
-    else if (section === "not-scored" && /^    - /.test(line)) notScored.push(`${line.trim().slice(2)} (${reason})`);
-    else if ((section === "server" || section === "client") && /^  - \S+/.test(line)) required[section].push(line.trim().slice(2));
+    else if (section === "not-scored" && /^ {2}(\S+) \(\d+\):/.test(line)) reason = /^ {2}(\S+)/.exec(line)[1];
+    else if (section === "not-scored" && /^ {4}- /.test(line)) notScored.push(`${line.trim().slice(2)} (${reason})`);
+    else if ((section === "server" || section === "client") && /^ {2}- \S+/.test(line)) required[section].push(line.trim().slice(2));
   }
   return { required, notScored };
 }

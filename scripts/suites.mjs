@@ -1,8 +1,8 @@
 // The suites `npm test` runs, in order. Each resolves to { passed, failed, skipped }.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { check, env, root, run, tmp } from "./run.mjs";
 import { checkPacked } from "../test/bundle/packed.mjs";
+import { check, env, root, run, tmp } from "./run.mjs";
 
 /** vitest in Node, counted from its JSON report. */
 async function vitest(name, args = [], extraEnv = {}) {
@@ -70,7 +70,12 @@ async function bunTests() {
   return junitCounts(out, code);
 }
 
-const sum = (...rs) => rs.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + (r.skipped ?? 0) }), { passed: 0, failed: 0, skipped: 0 });
+const sum = (...rs) =>
+  rs.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + (r.skipped ?? 0) }), {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+  });
 
 /**
  * Each example checked in its own runtime's types, with "toolloop" resolving to the built dist/ through the
@@ -112,6 +117,8 @@ export const suites = [
   { name: "build", run: () => check("npx", ["tsup"]) },
   // The tests are code too: a wrong type there hides a wrong assertion.
   { name: "typecheck tests", run: () => check("npx", ["tsc", "-p", "tsconfig.test.json"]) },
+  // One format and one set of lint rules everywhere (biome.json): `npx biome check --write` fixes most.
+  { name: "format and lint", run: () => check("npx", ["biome", "ci", "--max-diagnostics=30"]) },
   // Unused exports and files in src/ and adapters/ (knip.json): internals nobody imports are not exported.
   { name: "unused exports", run: () => check("npx", ["knip", "--no-progress"]) },
   // The examples type-check in their own runtime's types, against the built package: one test each.

@@ -25,7 +25,9 @@ for (const suite of suites) {
   totals.passed += r.passed;
   totals.failed += r.failed;
   totals.skipped += r.skipped ?? 0;
-  rows.push(`${suite.name.padEnd(22)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped ?? 0).padStart(3)} skipped  ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  rows.push(
+    `${suite.name.padEnd(22)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed ${String(r.skipped ?? 0).padStart(3)} skipped  ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  );
 }
 console.log("\n=== summary ===");
 for (const row of rows) console.log(row);

@@ -1,10 +1,9 @@
 // toolloop/testing: a scripted provider for tests. It answers from a list of turns and
 // records every request it received, so a test can assert what the loop sent.
+
+import { abortReason, checkOptions, InvalidOptionsError, ProviderError } from "./base/index.js";
+import type { ModelRequest, ModelResponse, Provider, ToolCall, Usage } from "./conversation/index.js";
 import { sleep } from "./http/index.js";
-import type { ToolCall, Usage } from "./conversation/index.js";
-import type { ModelRequest, ModelResponse, Provider } from "./conversation/index.js";
-import { abortReason, InvalidOptionsError, ProviderError } from "./base/index.js";
-import { checkOptions } from "./base/index.js";
 
 /** A scripted tool call; `arguments` is the raw string the "model" sends (objects are JSON-encoded). */
 export interface ScriptedCall {
@@ -36,7 +35,7 @@ export interface ScriptedOptions {
 }
 
 export function scriptedProvider(turns: readonly ScriptedTurn[], options: ScriptedOptions = {}): ScriptedProvider {
-  if (!Array.isArray(turns as unknown)) throw new InvalidOptionsError("scriptedProvider() takes an array of turns, e.g. scriptedProvider([\"Hello!\"])");
+  if (!Array.isArray(turns as unknown)) throw new InvalidOptionsError('scriptedProvider() takes an array of turns, e.g. scriptedProvider(["Hello!"])');
   checkOptions("scriptedProvider()", options, "name onExhausted");
   if (options.onExhausted !== undefined && options.onExhausted !== "throw" && options.onExhausted !== "repeat-last") {
     throw new InvalidOptionsError(`scriptedProvider(): onExhausted must be "throw" or "repeat-last", got ${JSON.stringify(options.onExhausted)}`);

@@ -1,14 +1,11 @@
-import { describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { createClient, tool } from "../src/index.js";
 import { scriptedProvider } from "../src/testing.js";
 
 describe("smoke", () => {
   it("runs a tool and answers", async () => {
-    const provider = scriptedProvider([
-      { toolCalls: [{ name: "get_weather", arguments: '```json\n{"city":"Paris"}\n```' }] },
-      "It is 21°C in Paris.",
-    ]);
+    const provider = scriptedProvider([{ toolCalls: [{ name: "get_weather", arguments: '```json\n{"city":"Paris"}\n```' }] }, "It is 21°C in Paris."]);
     const getWeather = tool({
       name: "Get_Weather",
       description: "Current temperature for a city.",

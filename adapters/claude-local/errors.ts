@@ -8,10 +8,7 @@ export const STDERR_TAIL = 2048;
 export class RuntimeNotSupportedError extends ToolloopError {
   readonly runtime: string;
   constructor(runtime: string) {
-    super(
-      "runtime_not_supported",
-      `claude-local runs the Claude Code CLI as a child process, which ${runtime} cannot do; use it from Node, Deno or Bun`,
-    );
+    super("runtime_not_supported", `claude-local runs the Claude Code CLI as a child process, which ${runtime} cannot do; use it from Node, Deno or Bun`);
     this.runtime = runtime;
   }
 }

@@ -15,15 +15,14 @@
 // runtime: Deno.Command in Deno, Bun.spawn in Bun, node:child_process in Node (loaded
 // lazily, so importing this module never pulls a node: module into a bundle). Browsers
 // and Workers get RuntimeNotSupportedError.
-import { abortReason } from "../../src/base/index.js";
-import { checkOptions, numberOption } from "../../src/base/index.js";
+import { abortReason, checkOptions, numberOption } from "../../src/base/index.js";
 import type { Provider } from "../../src/conversation/index.js";
-import { createCliStreamDecoder, parseJSONOutput, splitLines, toResponse, type CliRun } from "./output.js";
-import { runProcess, spawner } from "./process.js";
 import type { ClaudeLocalOptions } from "./options.js";
+import { type CliRun, createCliStreamDecoder, parseJSONOutput, splitLines, toResponse } from "./output.js";
+import { runProcess, spawner } from "./process.js";
 import { cliArgs, transcript } from "./prompt.js";
 
-export { ClaudeCliError, RuntimeNotSupportedError, type ClaudeCliFailure } from "./errors.js";
+export { ClaudeCliError, type ClaudeCliFailure, RuntimeNotSupportedError } from "./errors.js";
 export type { ClaudeLocalOptions } from "./options.js";
 
 export interface ClaudeLocalProvider extends Provider {

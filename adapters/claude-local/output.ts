@@ -1,8 +1,9 @@
 // Reading what the CLI printed: the result JSON, or stream-json events as they arrive.
+
+import { isRecord, optionalString } from "../../src/base/index.js";
 import type { FinishReason, ModelRequest, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
 import { finishReason as anthropicFinish, toUsage } from "../claude/usage.js";
 import { ClaudeCliError } from "./errors.js";
-import { isRecord, optionalString } from "../../src/base/index.js";
 import type { ProcessResult } from "./process.js";
 
 /** The fields of the CLI's result object that toolloop reads. */
@@ -23,8 +24,7 @@ function isResult(v: unknown): v is CliResult {
 
 /** `--output-format json` prints one result object (with --verbose, an array of messages). */
 export function parseJSONOutput(stdout: string): CliResult | undefined {
-  const pick = (v: unknown): CliResult | undefined =>
-    isResult(v) ? v : Array.isArray(v) ? [...v].reverse().find(isResult) : undefined;
+  const pick = (v: unknown): CliResult | undefined => (isResult(v) ? v : Array.isArray(v) ? [...v].reverse().find(isResult) : undefined);
   const text = stdout.trim();
   if (!text) return undefined;
   try {

@@ -2,13 +2,12 @@
 // picking the runtime's spawner: Deno.Command, Bun.spawn, or node:child_process (loaded
 // lazily, so importing this never pulls a node: module into a browser or Worker bundle,
 // where RuntimeNotSupportedError is thrown instead).
-import { abortReason } from "../../src/base/index.js";
-import { isBrowser } from "../../src/base/index.js";
+import { abortReason, isBrowser } from "../../src/base/index.js";
 import { ClaudeCliError, RuntimeNotSupportedError, STDERR_TAIL } from "./errors.js";
-import type { Child, SpawnOptions, Spawner } from "./spawn.js";
-import { bunSpawner, type BunGlobal } from "./spawn-bun.js";
-import { denoSpawner, type DenoGlobal } from "./spawn-deno.js";
-import { nodeSpawner, type NodeChildProcess } from "./spawn-node.js";
+import type { Child, Spawner, SpawnOptions } from "./spawn.js";
+import { type BunGlobal, bunSpawner } from "./spawn-bun.js";
+import { type DenoGlobal, denoSpawner } from "./spawn-deno.js";
+import { type NodeChildProcess, nodeSpawner } from "./spawn-node.js";
 
 /** After SIGTERM, how long a process gets before SIGKILL. */
 const KILL_GRACE_MS = 2000;

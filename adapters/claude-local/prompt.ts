@@ -1,7 +1,6 @@
 // What the CLI is given: its command line and the conversation as one prompt.
 import { UnsupportedContentError } from "../../src/base/index.js";
-import type { ContentPart, Message } from "../../src/conversation/index.js";
-import type { ModelRequest } from "../../src/conversation/index.js";
+import type { ContentPart, Message, ModelRequest } from "../../src/conversation/index.js";
 import type { ClaudeLocalOptions } from "./options.js";
 
 export function cliArgs(options: ClaudeLocalOptions, request: ModelRequest, streaming: boolean): string[] {
@@ -17,10 +16,7 @@ export function cliArgs(options: ClaudeLocalOptions, request: ModelRequest, stre
 }
 
 function schemaInstruction(schema: unknown): string {
-  return (
-    "Answer with only a JSON value that matches the JSON Schema below: no prose before or after it " +
-    `and no code fences.\n${JSON.stringify(schema)}`
-  );
+  return "Answer with only a JSON value that matches the JSON Schema below: no prose before or after it " + `and no code fences.\n${JSON.stringify(schema)}`;
 }
 
 /**
@@ -38,15 +34,13 @@ export function transcript(messages: readonly Message[]): string {
   const earlier = messages.slice(0, split);
   if (earlier.length === 0) return current;
   const turns = earlier.map(renderTurn).filter((t) => t !== "");
-  const history =
-    "Earlier turns of this conversation, oldest first:\n<conversation_history>\n" + turns.join("\n") + "\n</conversation_history>";
+  const history = "Earlier turns of this conversation, oldest first:\n<conversation_history>\n" + turns.join("\n") + "\n</conversation_history>";
   return `${history}\n\n${current || "Continue the conversation from where it left off."}`;
 }
 
 function renderTurn(m: Message): string {
   switch (m.role) {
-    case "user":
-    {
+    case "user": {
       const text = textOf(m.content);
       return text.trim() ? `<user>\n${text}\n</user>` : "";
     }
@@ -59,7 +53,8 @@ function renderTurn(m: Message): string {
       const results = m.results.map(
         // A tool's media goes as its text rendering (`output`), as every adapter sends a tool part
         // it cannot take, so a history with tool media never gets stuck here.
-        (r) => `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.output}${r.content?.some((p) => p.type !== "text") ? " (media not sent: the Claude Code CLI takes text only)" : ""}</tool_result>`,
+        (r) =>
+          `<tool_result name="${r.name}"${r.isError ? ' is_error="true"' : ""}>${r.output}${r.content?.some((p) => p.type !== "text") ? " (media not sent: the Claude Code CLI takes text only)" : ""}</tool_result>`,
       );
       return `<tool_results>\n${results.join("\n")}\n</tool_results>`;
     }
@@ -75,7 +70,8 @@ function textOf(content: string | readonly ContentPart[]): string {
   return content
     .map((p) => {
       if (p.type === "text") return p.text;
-      const what = p.type === "file" && p.filename ? `a file part ${p.filename} (${p.mediaType})` : `an ${p.type} part${p.mediaType ? ` (${p.mediaType})` : ""}`;
+      const what =
+        p.type === "file" && p.filename ? `a file part ${p.filename} (${p.mediaType})` : `an ${p.type} part${p.mediaType ? ` (${p.mediaType})` : ""}`;
       throw new UnsupportedContentError("claude-local", what, "the Claude Code CLI takes a text prompt only");
     })
     .join("\n");

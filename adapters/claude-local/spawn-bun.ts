@@ -26,7 +26,7 @@ export interface BunGlobal {
 
 export function bunSpawner(bun: BunGlobal): Spawner {
   return async (command, args, { cwd, env }) => {
-    let proc;
+    let proc: ReturnType<BunGlobal["spawn"]>;
     try {
       proc = bun.spawn([command, ...args], {
         ...(cwd !== undefined ? { cwd } : {}),

@@ -31,7 +31,7 @@ export function denoSpawner(deno: DenoGlobal): Spawner {
     // Deno merges `env` into its own environment; removing a variable needs the full set.
     const removes = env !== undefined && Object.values(env).some((v) => v === undefined);
     const childEnv = removes ? mergeEnv(deno.env.toObject(), env) : env ? mergeEnv({}, env) : undefined;
-    let child;
+    let child: ReturnType<InstanceType<DenoGlobal["Command"]>["spawn"]>;
     try {
       child = new deno.Command(command, {
         args,

@@ -1,5 +1,5 @@
 // Processes in Node: node:child_process, which the caller imports lazily and hands in.
-import { mergeEnv, notFound, type Child, type Spawner } from "./spawn.js";
+import { type Child, mergeEnv, notFound, type Spawner } from "./spawn.js";
 
 // The minimal slice of the runtime's process API used here (no runtime typings needed).
 export interface NodeChildProcess {
@@ -33,9 +33,7 @@ export function nodeSpawner(cp: NodeChildProcess, baseEnv: Record<string, string
         stdio: ["pipe", "pipe", "pipe"],
         windowsHide: true,
       });
-      const exit = new Promise<{ code: number | null; signal: string | null }>((res) =>
-        child.once("exit", (code, signal) => res({ code, signal })),
-      );
+      const exit = new Promise<{ code: number | null; signal: string | null }>((res) => child.once("exit", (code, signal) => res({ code, signal })));
       child.stdin.on("error", () => {
         // EPIPE when the process exits before reading its input; the exit code reports it
       });

@@ -33,10 +33,7 @@ export function notFound(command: string, cwd: string | undefined, cause: unknow
 }
 
 /** `base` with `extra` on top; an `undefined` value in `extra` removes the variable. */
-export function mergeEnv(
-  base: Record<string, string | undefined>,
-  extra: Record<string, string | undefined> | undefined,
-): Record<string, string> {
+export function mergeEnv(base: Record<string, string | undefined>, extra: Record<string, string | undefined> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(base)) if (v !== undefined) out[k] = v;
   for (const [k, v] of Object.entries(extra ?? {})) {

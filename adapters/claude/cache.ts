@@ -3,7 +3,7 @@
 // prompt is cached in the order tools → system → messages, up to each breakpoint; a
 // request may carry at most 4, counting any the caller's own blocks already hold.
 import { copyWith } from "../../src/base/index.js";
-import { isRecord, type Block, type MessagesBody } from "./wire.js";
+import { type Block, isRecord, type MessagesBody } from "./wire.js";
 
 export type CacheSetting = "auto" | "off" | { ttl: "5m" | "1h" };
 

@@ -4,7 +4,7 @@
 // UnsupportedContentError naming the part; inside a tool result such a part goes as text
 // instead (its rendering and why it was not sent), so a run is not stuck on what a tool made.
 import { UnsupportedContentError } from "../../src/base/index.js";
-import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/conversation/index.js";
+import { type ContentPart, type FilePart, type ImagePart, renderParts } from "../../src/conversation/index.js";
 import type { Block } from "./wire.js";
 
 /** Base64ImageSource.media_type in the API's spec. */

@@ -4,13 +4,10 @@
 // time (no I/O, no timers): postSSE drives it, and tests split recorded streams at
 // arbitrary byte boundaries. It rebuilds the message a non-streaming request would have
 // returned, plus the raw argument text of each tool call as the model wrote it.
-import { optionalString, stringOr } from "../../src/base/index.js";
-import { ProviderError, StreamError } from "../../src/base/index.js";
-import { tryParse } from "../../src/base/index.js";
-import type { ToolCall, Usage } from "../../src/conversation/index.js";
-import type { Delta, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
+import { optionalString, ProviderError, StreamError, stringOr, tryParse } from "../../src/base/index.js";
+import type { Delta, ModelResponse, StreamDecoder, ToolCall, Usage } from "../../src/conversation/index.js";
 import { finishReason, toUsage } from "./usage.js";
-import { isBlock, isRecord, type Block, type Turn, type WireUsage } from "./wire.js";
+import { type Block, isBlock, isRecord, type Turn, type WireUsage } from "./wire.js";
 
 const PROVIDER = "claude";
 

@@ -1,12 +1,12 @@
 // ModelRequest → the JSON body of POST /v1/messages: the settings, the tools, and the
 // neutral history as Anthropic `messages`.
-import type { AssistantMessage, Message, ToolCall, ToolResult } from "../../src/conversation/index.js";
-import type { ModelRequest, ToolChoice } from "../../src/conversation/index.js";
+
 import { copyWith, tryParse } from "../../src/base/index.js";
+import type { AssistantMessage, Message, ModelRequest, ToolCall, ToolChoice, ToolResult } from "../../src/conversation/index.js";
 import { addBreakpoints, type CacheSetting } from "./cache.js";
 import { partBlocks } from "./content.js";
-import { nativeOutputConfig, outputToolChoice, type OutputTool, type StructuredOutputMode } from "./structured-output.js";
-import { isBlock, isRecord, type Block, type ToolResultBlock, type ToolUseBlock, type MessagesBody, type WireMessage } from "./wire.js";
+import { nativeOutputConfig, type OutputTool, outputToolChoice, type StructuredOutputMode } from "./structured-output.js";
+import { type Block, isBlock, isRecord, type MessagesBody, type ToolResultBlock, type ToolUseBlock, type WireMessage } from "./wire.js";
 
 export interface BodySettings {
   model: string;
@@ -19,7 +19,6 @@ export interface BodySettings {
   structuredOutput: StructuredOutputMode;
   cache: CacheSetting;
 }
-
 
 export function encodeRequest(request: ModelRequest, s: BodySettings, output: OutputTool | undefined): MessagesBody {
   const body: MessagesBody = { model: s.model, max_tokens: s.maxTokens, messages: toWireMessages(request.messages) };
@@ -77,7 +76,11 @@ export function toWireMessages(history: readonly Message[]): WireMessage[] {
   for (const m of history) {
     if (m.role === "user") push("user", typeof m.content === "string" ? textBlocks(m.content) : partBlocks(m.content));
     else if (m.role === "assistant") push("assistant", encodedTurn(m, ids.turn()));
-    else push("user", m.results.map((r) => toolResult(r, ids)));
+    else
+      push(
+        "user",
+        m.results.map((r) => toolResult(r, ids)),
+      );
   }
   return out;
 }

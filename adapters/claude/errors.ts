@@ -1,7 +1,8 @@
 // Anthropic's error bodies: {"type":"error","error":{"type","message"},"request_id"}. The
 // request id sits in the body as well as the request-id header (the header wins).
-import { readCommonError, type ErrorDetails } from "../../src/http/index.js";
+
 import { isRecord, nonEmptyString } from "../../src/base/index.js";
+import { type ErrorDetails, readCommonError } from "../../src/http/index.js";
 
 export function readAnthropicError(body: unknown): ErrorDetails {
   const details = readCommonError(body);

@@ -5,25 +5,21 @@
 // Request encoding (encode.ts), the SSE decoder and response mapping (decode.ts), the tool
 // schema check and the structured-output strategies live in adapters/claude/; this file wires them to http.ts and adds the one
 // piece of control flow the API asks of clients: continuing a `pause_turn`.
-import { describeValue, InvalidOptionsError } from "../../src/base/index.js";
-import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import { checkOptions, describeValue, InvalidOptionsError, isBrowser } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
-import { postJSON, postSSE } from "../../src/http/index.js";
-import { checkOptions } from "../../src/base/index.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
-import { isBrowser } from "../../src/base/index.js";
-import { requireApiKey } from "../../src/http/index.js";
+import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash } from "../../src/http/index.js";
 import type { CacheSetting } from "./cache.js";
-import { createStreamDecoder, decodeMessage, mergeTurns, toModelResponse, type DecodeContext } from "./decode.js";
+import { createStreamDecoder, type DecodeContext, decodeMessage, mergeTurns, toModelResponse } from "./decode.js";
+import { type BodySettings, encodeRequest, replayable } from "./encode.js";
 import { readAnthropicError } from "./errors.js";
-import { encodeRequest, replayable, type BodySettings } from "./encode.js";
 import { checkTools } from "./schema-check.js";
+import { outputTool, type StructuredOutputMode, takeOutputCall } from "./structured-output.js";
 import { toUsage } from "./usage.js";
-import { outputTool, takeOutputCall, type StructuredOutputMode } from "./structured-output.js";
 import type { Turn, WireMessage } from "./wire.js";
 
-export type { StructuredOutputMode } from "./structured-output.js";
 export type { CacheSetting } from "./cache.js";
+export type { StructuredOutputMode } from "./structured-output.js";
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
 /** A paused turn is continued at most this many times before it is returned as it stands. */
@@ -68,11 +64,12 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   checkOptions("claude()", options, `${PROVIDER_OPTIONS} maxTokens temperature topP topK stopSequences thinking anthropicVersion structuredOutput cache`);
   checkOptions("claude() thinking", options?.thinking, "budgetTokens");
   if (!options || typeof options.model !== "string" || options.model === "") {
-    throw new InvalidOptionsError("claude() needs a model, e.g. claude({ apiKey, model: \"claude-sonnet-4-5\" })");
+    throw new InvalidOptionsError('claude() needs a model, e.g. claude({ apiKey, model: "claude-sonnet-4-5" })');
   }
   requireApiKey(options, { factory: "claude", defaultBaseURL: DEFAULT_BASE_URL, env: ["ANTHROPIC_API_KEY"] });
   const maxTokens = options.maxTokens ?? 4096;
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new InvalidOptionsError(`claude: maxTokens must be a positive integer, got ${describeValue(maxTokens)}`);
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new InvalidOptionsError(`claude: maxTokens must be a positive integer, got ${describeValue(maxTokens)}`);
   if (options.thinking && !(options.thinking.budgetTokens < maxTokens)) {
     throw new InvalidOptionsError(`thinking.budgetTokens (${options.thinking.budgetTokens}) must be below maxTokens (${maxTokens})`);
   }
@@ -96,7 +93,11 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
   });
 
   async function generate(request: ModelRequest): Promise<ModelResponse> {
-    const http = httpSettings("claude", opts, DEFAULT_BASE_URL, { maxRetries: request.maxRetries, idleTimeout: request.idleTimeout, readError: readAnthropicError });
+    const http = httpSettings("claude", opts, DEFAULT_BASE_URL, {
+      maxRetries: request.maxRetries,
+      idleTimeout: request.idleTimeout,
+      readError: readAnthropicError,
+    });
     const output = settings.structuredOutput === "tool" ? outputTool(request) : undefined;
     const body = encodeRequest(request, settings, output);
     const history = body.messages;

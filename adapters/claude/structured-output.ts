@@ -6,7 +6,7 @@
 import type { ModelRequest } from "../../src/conversation/index.js";
 import type { JSONSchema } from "../../src/schema/index.js";
 import { toOutputSchema } from "./output-schema.js";
-import { isRecord, type Block, type Turn } from "./wire.js";
+import { type Block, isRecord, type Turn } from "./wire.js";
 
 export type StructuredOutputMode = "native" | "tool";
 
@@ -29,9 +29,7 @@ export function outputTool(request: ModelRequest): OutputTool | undefined {
   let name = "structured_output";
   while (taken.has(name)) name = `_${name}`;
   const wrapped = rs.schema.type !== "object";
-  const input_schema: JSONSchema = wrapped
-    ? { type: "object", properties: { value: rs.schema }, required: ["value"], additionalProperties: false }
-    : rs.schema;
+  const input_schema: JSONSchema = wrapped ? { type: "object", properties: { value: rs.schema }, required: ["value"], additionalProperties: false } : rs.schema;
   return {
     name,
     wrapped,

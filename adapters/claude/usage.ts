@@ -2,8 +2,7 @@
 // toolloop/claude and toolloop/claude-local (the CLI reports the API's own fields), so both
 // count the same way.
 import { finiteNumber } from "../../src/base/index.js";
-import type { Usage } from "../../src/conversation/index.js";
-import type { FinishReason } from "../../src/conversation/index.js";
+import type { FinishReason, Usage } from "../../src/conversation/index.js";
 import { isRecord } from "./wire.js";
 
 /**

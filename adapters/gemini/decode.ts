@@ -17,7 +17,7 @@
 // reported as reasoning-delta, never as answer text.
 import { isRecord, optionalString, StreamError } from "../../src/base/index.js";
 import type { Delta, ModelResponse, StreamDecoder, ToolCall } from "../../src/conversation/index.js";
-import { createArgsAssembler, type ArgsAssembler } from "./partial-args.js";
+import { type ArgsAssembler, createArgsAssembler } from "./partial-args.js";
 import { callId, errorFromChunk, mapFinishReason, usageFrom } from "./response-fields.js";
 import type { GeminiProviderValue, Part, UsageMetadata } from "./wire.js";
 

@@ -11,21 +11,10 @@
 //   media go in its functionResponse.parts (Gemini 3), its text rendering in `response`.
 // Consecutive contents of one role are merged into one (a prompt right after tool
 // results, a user message after a failed request), which the API requires.
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/base/index.js";
-import type { AssistantMessage, Message, ToolCall, ToolMessage } from "../../src/conversation/index.js";
-import type { ModelRequest } from "../../src/conversation/index.js";
+import { isRecord, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/base/index.js";
+import type { AssistantMessage, Message, ModelRequest, ToolCall, ToolMessage } from "../../src/conversation/index.js";
 import { beforeGemini3, toolResponseParts, userParts } from "./media.js";
-import { isRecord } from "../../src/base/index.js";
-import type {
-  Content,
-  FunctionCallingConfig,
-  FunctionResponse,
-  GenerateContentRequest,
-  GenerationConfig,
-  GeminiProviderValue,
-  Part,
-  Tool,
-} from "./wire.js";
+import type { Content, FunctionCallingConfig, FunctionResponse, GeminiProviderValue, GenerateContentRequest, GenerationConfig, Part, Tool } from "./wire.js";
 
 /**
  * The documented placeholder for a function call the model did not sign (history from
@@ -172,7 +161,13 @@ function encodeAssistant(m: AssistantMessage, sent: Set<string>): { parts: Part[
  * Appends the model's own parts to `parts`, noting in `wire` each call they hold; true when a
  * signed call part was left out (its call was not kept, or was renamed by the loop).
  */
-function replayParts(value: GeminiProviderValue, calls: readonly ToolCall[], wire: Map<ToolCall, string | undefined>, sent: Set<string>, parts: Part[]): boolean {
+function replayParts(
+  value: GeminiProviderValue,
+  calls: readonly ToolCall[],
+  wire: Map<ToolCall, string | undefined>,
+  sent: Set<string>,
+  parts: Part[],
+): boolean {
   let k = 0;
   let droppedSignature = false;
   for (let part of value.parts) {
@@ -215,12 +210,7 @@ function replayParts(value: GeminiProviderValue, calls: readonly ToolCall[], wir
   return droppedSignature;
 }
 
-function encodeToolResults(
-  m: ToolMessage,
-  calls: readonly { id: string; name: string }[],
-  responseIds: ResponseIds,
-  model: string,
-): Part[] {
+function encodeToolResults(m: ToolMessage, calls: readonly { id: string; name: string }[], responseIds: ResponseIds, model: string): Part[] {
   const rank = (id: string) => {
     const i = calls.findIndex((c) => c.id === id);
     return i === -1 ? calls.length : i;

@@ -1,8 +1,9 @@
 // Google's error bodies: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message",
 // "details":[...]}}, sometimes wrapped in a one-element array. Google says when to retry in
 // the body, not a header: a google.rpc.RetryInfo among the details.
-import { readCommonError, type ErrorDetails } from "../../src/http/index.js";
+
 import { isRecord } from "../../src/base/index.js";
+import { type ErrorDetails, readCommonError } from "../../src/http/index.js";
 
 export function readGoogleError(body: unknown): ErrorDetails {
   const obj = Array.isArray(body) ? (body[0] as unknown) : body;

@@ -1,18 +1,14 @@
 // toolloop/gemini: the Google Generative Language API (Gemini) over plain fetch.
 // POST {baseURL}/models/{model}:generateContent, or :streamGenerateContent?alt=sse when
 // the caller streams. The key travels in the x-goog-api-key header, never in the URL.
-import { InvalidOptionsError, ProviderError } from "../../src/base/index.js";
-import { postJSON, postSSE } from "../../src/http/index.js";
-import { checkOptions } from "../../src/base/index.js";
-import { httpSettings, PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
-import { readGoogleError } from "./errors.js";
-import { requireApiKey } from "../../src/http/index.js";
-import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import { checkOptions, copyWith, InvalidOptionsError, isRecord, ProviderError } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
-import { createStreamDecoder, decodeBody, type DecodeContext, type Decoded } from "./decode.js";
+import { addUsage, emptyUsage } from "../../src/conversation/index.js";
+import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash } from "../../src/http/index.js";
+import { createStreamDecoder, type DecodeContext, type Decoded, decodeBody } from "./decode.js";
 import { appendContent, encodeRequest } from "./encode.js";
+import { readGoogleError } from "./errors.js";
 import { checkToolSchemas } from "./schema-check.js";
-import { copyWith, isRecord } from "../../src/base/index.js";
 import type { GenerateContentRequest, GenerationConfig, Part } from "./wire.js";
 
 const NAME = "gemini";
@@ -61,7 +57,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
   checkOptions("gemini()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature topP topK stopSequences thinking`);
   checkOptions("gemini() thinking", options?.thinking, "budget includeThoughts level");
   if (!options || typeof options.model !== "string" || options.model === "") {
-    throw new InvalidOptionsError("gemini() needs a model, e.g. gemini({ apiKey, model: \"gemini-2.5-flash\" })");
+    throw new InvalidOptionsError('gemini() needs a model, e.g. gemini({ apiKey, model: "gemini-2.5-flash" })');
   }
   requireApiKey(options, { factory: "gemini", defaultBaseURL: DEFAULT_BASE_URL, env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] });
   const { apiKey, model } = options;

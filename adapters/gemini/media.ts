@@ -13,7 +13,7 @@
 // A tool's part that cannot go in functionResponse.parts (any, before Gemini 3) is left out, and
 // the response says what it was and why (`note`), so a run is not stuck on what a tool made.
 import { bytesToBase64, UnsupportedContentError } from "../../src/base/index.js";
-import { renderParts, type ContentPart } from "../../src/conversation/index.js";
+import { type ContentPart, renderParts } from "../../src/conversation/index.js";
 import type { Part } from "./wire.js";
 
 type Media = Exclude<ContentPart, { type: "text" }>;
@@ -21,7 +21,15 @@ type Media = Exclude<ContentPart, { type: "text" }>;
 const IMAGE = /^image\/(png|jpeg|webp|heic|heif)$/;
 const FILE = /^(application\/(pdf|json|rtf|x-javascript|x-python|x-typescript)|(text|audio|video)\/[\w.+-]+)$/;
 const TOOL = /^(image\/(png|jpeg|webp)|application\/pdf|text\/plain)$/;
-const EXTENSION: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", webp: "image/webp", heic: "image/heic", heif: "image/heif", pdf: "application/pdf" };
+const EXTENSION: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+  heic: "image/heic",
+  heif: "image/heif",
+  pdf: "application/pdf",
+};
 
 /** Models before Gemini 3 (1.x, 2.x): no functionResponse.parts, no JSON mode beside tools. */
 export function beforeGemini3(model: string): boolean {
@@ -31,18 +39,20 @@ export function beforeGemini3(model: string): boolean {
 /** A user turn's parts. */
 export function userParts(content: readonly ContentPart[]): Part[] {
   // an empty text part carries nothing (and an empty text parameter is a 400)
-  return content.filter((p) => p.type !== "text" || p.text !== "").map((p): Part => {
-    if (p.type === "text") return { text: p.text };
-    const inline = inlineOf(p);
-    if (inline) return checked(p, inline.mimeType, { inlineData: inline });
-    const url = p.url!;
-    if (!/^(https|gs):\/\//i.test(url)) throw unsupported(p, "a URL must be https:, gs:// or data:");
-    const mimeType = p.mediaType ?? EXTENSION[/\.(\w+)$/.exec(url.replace(/[?#].*/, ""))?.[1]?.toLowerCase() ?? ""];
-    if (mimeType) return checked(p, mimeType, { fileData: { mimeType, fileUri: url } });
-    // The Files API knows the type of what it stores; any other URL needs it said.
-    if (/^https:\/\/generativelanguage\.googleapis\.com\/v1(beta)?\/files\//.test(url)) return { fileData: { fileUri: url } };
-    throw unsupported(p, "its media type is unknown: give it a mediaType");
-  });
+  return content
+    .filter((p) => p.type !== "text" || p.text !== "")
+    .map((p): Part => {
+      if (p.type === "text") return { text: p.text };
+      const inline = inlineOf(p);
+      if (inline) return checked(p, inline.mimeType, { inlineData: inline });
+      const url = p.url!;
+      if (!/^(https|gs):\/\//i.test(url)) throw unsupported(p, "a URL must be https:, gs:// or data:");
+      const mimeType = p.mediaType ?? EXTENSION[/\.(\w+)$/.exec(url.replace(/[?#].*/, ""))?.[1]?.toLowerCase() ?? ""];
+      if (mimeType) return checked(p, mimeType, { fileData: { mimeType, fileUri: url } });
+      // The Files API knows the type of what it stores; any other URL needs it said.
+      if (/^https:\/\/generativelanguage\.googleapis\.com\/v1(beta)?\/files\//.test(url)) return { fileData: { fileUri: url } };
+      throw unsupported(p, "its media type is unknown: give it a mediaType");
+    });
 }
 
 /**

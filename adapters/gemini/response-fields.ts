@@ -1,20 +1,11 @@
 // The fields of a GenerateContentResponse read into neutral values, for decode.ts: the finish
 // reason, the usage as billed, an error object met in a stream, and the id of a call that came
 // without one.
-import { fnv1a36, finiteNumber, isRecord, optionalString, ProviderError } from "../../src/base/index.js";
+import { finiteNumber, fnv1a36, isRecord, optionalString, ProviderError } from "../../src/base/index.js";
 import type { FinishReason, Usage } from "../../src/conversation/index.js";
 import type { UsageMetadata } from "./wire.js";
 
-const FILTERED = new Set([
-  "SAFETY",
-  "RECITATION",
-  "BLOCKLIST",
-  "PROHIBITED_CONTENT",
-  "SPII",
-  "IMAGE_SAFETY",
-  "IMAGE_PROHIBITED_CONTENT",
-  "IMAGE_RECITATION",
-]);
+const FILTERED = new Set(["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"]);
 
 export function mapFinishReason(raw: string | undefined, blockReason: string | undefined, hasCalls: boolean): FinishReason {
   if (blockReason !== undefined) return "content-filter";
@@ -52,7 +43,7 @@ export function errorFromChunk(provider: string, error: unknown): ProviderError 
     provider,
     status,
     type: optionalString(e.status),
-    message: typeof e.message === "string" ? e.message : JSON.stringify(error)?.slice(0, 300) ?? "error",
+    message: typeof e.message === "string" ? e.message : (JSON.stringify(error)?.slice(0, 300) ?? "error"),
   });
 }
 

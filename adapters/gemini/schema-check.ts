@@ -21,10 +21,9 @@
 //
 // Not rejected: recursive `$ref`s (the API unrolls them to a limited depth), type lists
 // such as ["string", "null"], `anyOf` / `oneOf` / `allOf`, boolean subschemas.
-import { UnsupportedSchemaError } from "../../src/base/index.js";
+import { isRecord, UnsupportedSchemaError } from "../../src/base/index.js";
 import type { ToolSpec } from "../../src/conversation/index.js";
 import { escapePointerToken, findInSchema, resolvePointer } from "../../src/schema/index.js";
-import { isRecord } from "../../src/base/index.js";
 
 export function checkToolSchemas(provider: string, tools: readonly ToolSpec[]): void {
   for (const tool of tools) {

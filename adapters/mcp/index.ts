@@ -6,8 +6,9 @@
 // Three rooms: server/ (mcpHandler), client/ (mcpTools), wire/ (what both speak: JSON-RPC,
 // protocol versions, the 2026-07-28 envelope and headers, content blocks). server/ and
 // client/ import wire/, never each other.
-export { mcpHandler, type McpHandlerOptions } from "./server/handler.js";
+
+export { type McpSkippedTool, type McpToolSet, type McpToolsOptions, mcpTools } from "./client/tools.js";
+export { type McpHandlerOptions, mcpHandler } from "./server/handler.js";
 export type { McpServedTool, McpToolAnnotations } from "./server/server.js";
-export { mcpTools, type McpSkippedTool, type McpToolSet, type McpToolsOptions } from "./client/tools.js";
 /** The protocol revisions served and accepted, newest first. */
 export { PROTOCOL_VERSIONS, type ProtocolVersion } from "./wire/versions.js";

@@ -34,7 +34,10 @@ export function wireCallIds(history: readonly Message[]): WireIds | undefined {
         used.add(wire);
         return { id: c.id, wire, answered: false };
       });
-      out.set(m, open.map((o) => o.wire));
+      out.set(
+        m,
+        open.map((o) => o.wire),
+      );
     } else if (m.role === "tool") {
       out.set(
         m,

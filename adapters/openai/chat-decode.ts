@@ -2,9 +2,8 @@
 // state machine: push() each SSE data payload, then finish(). It keeps no I/O of its own,
 // so tests feed it recorded streams cut at any byte.
 import { StreamError } from "../../src/base/index.js";
-import type { ToolCall, Usage } from "../../src/conversation/index.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
-import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder, ToolCall, Usage } from "../../src/conversation/index.js";
+import { type DecodeContext, errorFromObject, invalidResponse, isRecord, num, parseEventData, str } from "./decode.js";
 
 export function chatUsage(u: unknown): Usage {
   if (!isRecord(u)) return { inputTokens: 0, outputTokens: 0 };
@@ -71,7 +70,6 @@ function contentText(content: unknown): string {
 function normalizeArguments(args: string): string {
   return args.trim() === "" ? "{}" : args;
 }
-
 
 interface StreamingCall {
   id: string;

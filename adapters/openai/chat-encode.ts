@@ -1,10 +1,10 @@
 // The neutral request → a Chat Completions body (POST {baseURL}/chat/completions).
+
+import type { ContentPart, Message, ModelRequest } from "../../src/conversation/index.js";
 import { renderParts } from "../../src/conversation/index.js";
-import type { ContentPart, Message } from "../../src/conversation/index.js";
-import type { ModelRequest } from "../../src/conversation/index.js";
-import type { PreparedSchema } from "./strict-mode.js";
 import { wireCallIds } from "./call-ids.js";
-import { chatParts, hasMedia, type ContentSupport } from "./content.js";
+import { type ContentSupport, chatParts, hasMedia } from "./content.js";
+import type { PreparedSchema } from "./strict-mode.js";
 
 /** What the server takes; OpenAI itself takes everything. */
 export interface ChatCapabilities {
@@ -121,13 +121,12 @@ export function encodeMessages(history: readonly Message[], support: ContentSupp
       }
       case "tool": {
         const ids = wire?.get(m);
-        m.results.forEach((r, i) => out.push({ role: "tool", tool_call_id: ids?.[i] ?? r.callId, content: r.output }));
+        for (const [i, r] of m.results.entries()) out.push({ role: "tool", tool_call_id: ids?.[i] ?? r.callId, content: r.output });
         const media = m.results.flatMap((r, i) =>
           hasMedia(r.content)
-            ? r.content.filter((p) => p.type !== "text").flatMap((p) => [
-                { type: "text", text: `Attachment from tool call ${ids?.[i] ?? r.callId} (${r.name}):` },
-                ...chatParts([p], support, true),
-              ])
+            ? r.content
+                .filter((p) => p.type !== "text")
+                .flatMap((p) => [{ type: "text", text: `Attachment from tool call ${ids?.[i] ?? r.callId} (${r.name}):` }, ...chatParts([p], support, true)])
             : [],
         );
         if (media.length > 0) out.push({ role: "user", content: media });

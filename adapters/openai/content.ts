@@ -11,7 +11,7 @@
 // Inside a tool result (`tool`), a part the API cannot take goes as text instead: its rendering and
 // why it was not sent, so a run is not stuck on what a tool made (the history keeps the part).
 import { UnsupportedContentError } from "../../src/base/index.js";
-import { renderParts, type ContentPart, type FilePart, type ImagePart } from "../../src/conversation/index.js";
+import { type ContentPart, type FilePart, type ImagePart, renderParts } from "../../src/conversation/index.js";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/jpg", "image/webp", "image/gif"]);
 
@@ -56,7 +56,13 @@ export function chatParts(parts: readonly ContentPart[], support: ContentSupport
  * Text parts as `text` items, media through `media`; in a tool result a part it refuses becomes a
  * text item saying what it was and why it was not sent (the developer's hint left out).
  */
-function each(parts: readonly ContentPart[], support: ContentSupport, tool: boolean | undefined, text: string, media: (p: ImagePart | FilePart) => Item): Item[] {
+function each(
+  parts: readonly ContentPart[],
+  support: ContentSupport,
+  tool: boolean | undefined,
+  text: string,
+  media: (p: ImagePart | FilePart) => Item,
+): Item[] {
   return parts.map((p) => {
     if (p.type === "text") return { type: text, text: p.text };
     try {
@@ -70,7 +76,7 @@ function each(parts: readonly ContentPart[], support: ContentSupport, tool: bool
 
 /** True when some part is not text (and so needs more than a string on the wire). */
 export function hasMedia(parts: readonly ContentPart[] | undefined): parts is readonly ContentPart[] {
-  return parts !== undefined && parts.some((p) => p.type !== "text");
+  return parts?.some((p) => p.type !== "text") === true;
 }
 
 function describe(p: ImagePart | FilePart): string {

@@ -1,7 +1,6 @@
 // What both OpenAI decoders (chat-decode.ts, responses-decode.ts) share: who is decoding,
 // reading untrusted JSON, and OpenAI error objects that arrive inside a 200 response.
-import { ProviderError, StreamError } from "../../src/base/index.js";
-import { finiteNumber as num, isRecord, optionalString as str } from "../../src/base/index.js";
+import { isRecord, finiteNumber as num, ProviderError, StreamError, optionalString as str } from "../../src/base/index.js";
 
 /** Who is decoding: names the provider in errors and finds the request id once known. */
 export interface DecodeContext {
@@ -10,7 +9,7 @@ export interface DecodeContext {
 }
 
 // The decoders' short names for the shared readers (src/base/values.ts).
-export { num, isRecord, str };
+export { isRecord, num, str };
 
 /** Parses one SSE data payload; a payload that is not JSON breaks the stream. */
 export function parseEventData(ctx: DecodeContext, data: string): unknown {

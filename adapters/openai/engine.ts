@@ -3,17 +3,16 @@
 // object whose generate() POSTs, decodes and maps strict output back. Private to the adapter:
 // toolloop/openai exports only the factories and their option types (index.ts).
 import { copyWith, UnsupportedSchemaError } from "../../src/base/index.js";
-import { postJSON, postSSE } from "../../src/http/index.js";
-import { httpSettings, type ProviderOptions, type RequestOverrides } from "../../src/http/index.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../../src/conversation/index.js";
-import { encodeChatRequest, type ChatSettings } from "./chat-encode.js";
+import { httpSettings, type ProviderOptions, postJSON, postSSE, type RequestOverrides } from "../../src/http/index.js";
 import { createChatStreamDecoder, decodeChatBody } from "./chat-decode.js";
+import { type ChatSettings, encodeChatRequest } from "./chat-encode.js";
 import type { DecodeContext } from "./decode.js";
 import { readOpenAIError } from "./errors.js";
-import { encodeResponsesRequest, type ResponsesSettings } from "./responses-encode.js";
 import { createResponsesStreamDecoder, decodeResponsesBody } from "./responses-decode.js";
+import { encodeResponsesRequest, type ResponsesSettings } from "./responses-encode.js";
 import { findSchemaProblem } from "./schema-check.js";
-import { prepareFormat, prepareTools, restoreStrict, type PreparedSchema, type StrictMode } from "./strict-mode.js";
+import { type PreparedSchema, prepareFormat, prepareTools, restoreStrict, type StrictMode } from "./strict-mode.js";
 
 /** The provider every factory returns; JSON (and so logs) show only the name and model, never the key. */
 export interface OpenAIProvider extends Provider {

@@ -1,7 +1,8 @@
 // OpenAI's error bodies: {"error":{"type","code","message","param"}}. An exhausted quota is
 // a 429 no retry clears: `insufficient_quota` (as type or code) is final, unlike a rate limit.
-import { readCommonError, type ErrorDetails } from "../../src/http/index.js";
+
 import { isRecord, labelText } from "../../src/base/index.js";
+import { type ErrorDetails, readCommonError } from "../../src/http/index.js";
 
 export function readOpenAIError(body: unknown): ErrorDetails {
   const details = readCommonError(body);

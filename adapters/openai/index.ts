@@ -4,11 +4,10 @@
 //   openaiCompatible() any server that speaks Chat Completions (Ollama, vLLM, LM Studio, ...)
 // One factory per wire format, so a program ships only the codec of the factory it calls
 // (an option could not choose: a bundler cannot drop code that data selects).
-import { requireApiKey } from "../../src/http/index.js";
-import { InvalidOptionsError } from "../../src/base/index.js";
-import { checkOptions } from "../../src/base/index.js";
-import { PROVIDER_OPTIONS, trimSlash, type ProviderOptions } from "../../src/http/index.js";
-import { chatEndpoint, createProvider, responsesEndpoint, type Endpoint, type OpenAIProvider } from "./engine.js";
+
+import { checkOptions, InvalidOptionsError } from "../../src/base/index.js";
+import { PROVIDER_OPTIONS, type ProviderOptions, requireApiKey, trimSlash } from "../../src/http/index.js";
+import { chatEndpoint, createProvider, type Endpoint, type OpenAIProvider, responsesEndpoint } from "./engine.js";
 
 export type { OpenAIProvider } from "./engine.js";
 
@@ -109,7 +108,11 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
 
 /** OpenAI's Responses API. */
 export function openai(options: OpenAIOptions): OpenAIProvider {
-  checkOptions("openai()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict api reasoning store parallelToolCalls`);
+  checkOptions(
+    "openai()",
+    options,
+    `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict api reasoning store parallelToolCalls`,
+  );
   checkOptions("openai() reasoning", options?.reasoning, "effort summary");
   // Checked first (a program written for 0.1 may also lack the key): the old `api: "chat"` must
   // fail loudly and name its replacement, not send to /responses.
@@ -117,42 +120,52 @@ export function openai(options: OpenAIOptions): OpenAIProvider {
     throw new InvalidOptionsError(`openai() speaks the Responses API only; for Chat Completions use openaiChat() (got api: ${JSON.stringify(options.api)})`);
   }
   const base = openaiBase("openai", options);
-  return openaiProvider(options, responsesEndpoint(base, {
-    provider: "openai",
-    model: options.model,
-    store: options.store ?? false,
-    maxOutputTokens: options.maxOutputTokens,
-    temperature: options.temperature,
-    reasoning: options.reasoning,
-    reasons: isReasoningModel(options.model),
-    promptCacheKey: options.promptCacheKey,
-    parallelToolCalls: options.parallelToolCalls,
-    includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
-  }));
+  return openaiProvider(
+    options,
+    responsesEndpoint(base, {
+      provider: "openai",
+      model: options.model,
+      store: options.store ?? false,
+      maxOutputTokens: options.maxOutputTokens,
+      temperature: options.temperature,
+      reasoning: options.reasoning,
+      reasons: isReasoningModel(options.model),
+      promptCacheKey: options.promptCacheKey,
+      parallelToolCalls: options.parallelToolCalls,
+      includeEncryptedReasoning: options.reasoning !== undefined || isReasoningModel(options.model),
+    }),
+  );
 }
 
 /** OpenAI's Chat Completions API. */
 export function openaiChat(options: OpenAIChatOptions): OpenAIProvider {
-  checkOptions("openaiChat()", options, `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict reasoning parallelToolCalls`);
+  checkOptions(
+    "openaiChat()",
+    options,
+    `${PROVIDER_OPTIONS} maxOutputTokens temperature promptCacheKey organization project strict reasoning parallelToolCalls`,
+  );
   checkOptions("openaiChat() reasoning", options?.reasoning, "effort");
   const base = openaiBase("openaiChat", options);
-  return openaiProvider(options, chatEndpoint(base, {
-    model: options.model,
-    maxOutputTokens: options.maxOutputTokens,
-    temperature: options.temperature,
-    reasoningEffort: options.reasoning?.effort,
-    parallelToolCalls: options.parallelToolCalls,
-    promptCacheKey: options.promptCacheKey,
-    capabilities: {
-      // The o-series refuse parallel_tool_calls on Chat Completions ("not supported with this model").
-      parallelToolCalls: !/^o\d/.test(bareModel(options.model)),
-      streamOptions: true,
-      developerRole: false,
-      maxTokensField: "max_completion_tokens",
-      webSearchOptions: true,
-    },
-    content: { provider: "openai", images: true, files: true },
-  }));
+  return openaiProvider(
+    options,
+    chatEndpoint(base, {
+      model: options.model,
+      maxOutputTokens: options.maxOutputTokens,
+      temperature: options.temperature,
+      reasoningEffort: options.reasoning?.effort,
+      parallelToolCalls: options.parallelToolCalls,
+      promptCacheKey: options.promptCacheKey,
+      capabilities: {
+        // The o-series refuse parallel_tool_calls on Chat Completions ("not supported with this model").
+        parallelToolCalls: !/^o\d/.test(bareModel(options.model)),
+        streamOptions: true,
+        developerRole: false,
+        maxTokensField: "max_completion_tokens",
+        webSearchOptions: true,
+      },
+      content: { provider: "openai", images: true, files: true },
+    }),
+  );
 }
 
 /** The checks both OpenAI factories make before anything is built; the base URL to POST to. */
@@ -208,14 +221,17 @@ export function openaiCompatible(options: OpenAICompatibleOptions): OpenAIProvid
   // The server's own URL stands in for "the vendor's URL": a key sent there from a browser
   // is as exposed as an OpenAI key (dangerouslyAllowBrowser opts in).
   // No native web search on a generic server: setTools refuses webSearch() instead of dropping it.
-  return { ...createProvider({
+  return {
+    ...createProvider({
       name,
       options,
       vendorBaseURL: options.baseURL,
       strict: compat.strict ? "strict" : "omit",
       arrayItems: false,
       endpoint,
-    }), supportsWebSearch: false };
+    }),
+    supportsWebSearch: false,
+  };
 }
 
 /** The model id without a router's "vendor/" prefix, lower-cased. */

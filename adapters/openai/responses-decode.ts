@@ -3,9 +3,8 @@
 // output items (or, when a proxy leaves those out, from the items the stream completed),
 // and those items become providerData so the next request can replay them.
 import { StreamError } from "../../src/base/index.js";
-import type { ToolCall, Usage } from "../../src/conversation/index.js";
-import type { Delta, FinishReason, ModelResponse, StreamDecoder } from "../../src/conversation/index.js";
-import { errorFromObject, invalidResponse, isRecord, num, parseEventData, str, type DecodeContext } from "./decode.js";
+import type { Delta, FinishReason, ModelResponse, StreamDecoder, ToolCall, Usage } from "../../src/conversation/index.js";
+import { type DecodeContext, errorFromObject, invalidResponse, isRecord, num, parseEventData, str } from "./decode.js";
 
 type Item = Record<string, unknown>;
 
@@ -108,7 +107,6 @@ export function decodeResponsesBody(ctx: DecodeContext, body: unknown): ModelRes
   return responseFromOutput(ctx, body, body.output.filter(isRecord));
 }
 
-
 interface StreamItem {
   index: number;
   item: Item;
@@ -169,10 +167,12 @@ export function createResponsesStreamDecoder(ctx: DecodeContext, onDelta?: (delt
     // event's output empty; the stream had the items.
     const items =
       output.length > 0
-        ? output.map((item, i) => {
-            const s = byIndex.get(i);
-            return s?.done ? s.item : item;
-          }).filter(isRecord)
+        ? output
+            .map((item, i) => {
+              const s = byIndex.get(i);
+              return s?.done ? s.item : item;
+            })
+            .filter(isRecord)
         : streamedItems();
     result = responseFromOutput(ctx, response, items);
   };

@@ -3,12 +3,11 @@
 // time, and what the model produced last time (reasoning items with their encrypted
 // content, web_search_call items, messages with citations, function calls) is replayed
 // from providerData verbatim.
-import type { AssistantMessage, Message } from "../../src/conversation/index.js";
-import type { ModelRequest } from "../../src/conversation/index.js";
-import type { PreparedSchema } from "./strict-mode.js";
-import { isRecord, str } from "./decode.js";
+import type { AssistantMessage, Message, ModelRequest } from "../../src/conversation/index.js";
 import { wireCallIds } from "./call-ids.js";
-import { hasMedia, responsesParts, type ContentSupport } from "./content.js";
+import { type ContentSupport, hasMedia, responsesParts } from "./content.js";
+import { isRecord, str } from "./decode.js";
+import type { PreparedSchema } from "./strict-mode.js";
 
 export interface ResponsesSettings {
   provider: string;

@@ -1,9 +1,10 @@
 // Undoes the strict-mode rewrite on the model's output: a `null` the model had to write
 // for a property the ORIGINAL schema left optional becomes an absent property again, so
 // the tool's own validation (and ask()) sees what the user's schema describes.
-import { resolvePointer } from "../../src/schema/index.js";
+
 import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../src/base/index.js";
 import type { JSONSchema } from "../../src/schema/index.js";
+import { resolvePointer } from "../../src/schema/index.js";
 
 /**
  * Removes `null` values the model wrote for properties the ORIGINAL schema left optional

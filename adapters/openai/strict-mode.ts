@@ -4,7 +4,7 @@
 import type { ModelResponse, ToolSpec } from "../../src/conversation/index.js";
 import type { JSONSchema } from "../../src/schema/index.js";
 import { restoreJSONText } from "./restore-nulls.js";
-import { toStrictSchema, type StrictResult } from "./strict-schema.js";
+import { type StrictResult, toStrictSchema } from "./strict-schema.js";
 
 export interface PreparedSchema {
   name: string;

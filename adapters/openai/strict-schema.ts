@@ -4,8 +4,9 @@
 // subset where it can (optional properties become required-but-nullable) and says where
 // it cannot, so the caller can send that one schema non-strict instead.
 // (./restore-nulls.ts undoes the rewrite on what the model writes.)
-import { escapePointerToken } from "../../src/schema/index.js";
+
 import type { JSONSchema } from "../../src/schema/index.js";
+import { escapePointerToken } from "../../src/schema/index.js";
 
 export type StrictResult =
   /** `optional`: some property was optional and is now nullable, so the output may hold nulls to remove. */
@@ -90,11 +91,13 @@ function convert(node: unknown, path: string, depth: number, walk: Walk): JSONSc
       if (!object) fail(at); // read below, for object schemas only
     } else if (key === "additionalProperties") {
       if (value !== false) fail(at); // no open or typed maps
-    } else if (key === "items") out.items = isMap(value) ? convert(value, at, depth, walk) : fail(at); // no tuples
+    } else if (key === "items")
+      out.items = isMap(value) ? convert(value, at, depth, walk) : fail(at); // no tuples
     else if (key === "anyOf" || key === "oneOf") {
       // oneOf is relaxed to anyOf; the tool's own validation still enforces exclusivity.
       out.anyOf = Array.isArray(value) && value.length > 0 ? value.map((branch, i) => convert(branch, `${at}/${i}`, depth, walk)) : fail(at);
-    } else if (key === "$ref") out.$ref = typeof value === "string" && value.startsWith("#") ? value : fail(at); // local refs only
+    } else if (key === "$ref")
+      out.$ref = typeof value === "string" && value.startsWith("#") ? value : fail(at); // local refs only
     else if ((key === "$defs" || key === "definitions") && typeof value === "object" && value !== null) {
       const defs: Record<string, JSONSchema> = {};
       for (const [name, def] of Object.entries(value)) defs[name] = convert(def, `${at}/${escapePointerToken(name)}`, 0, walk);

@@ -8,13 +8,9 @@
 // thrown as plain Errors with a message the model can act on — the loop turns them into
 // a tool result, so a bad key or an outage never crashes the run.
 import * as v from "valibot";
-import { isToolloopError, type ProviderError } from "../../src/base/index.js";
-import { requireApiKey } from "../../src/http/index.js";
-import { postJSON, readCommonError, type ErrorDetails, type FetchFn } from "../../src/http/index.js";
-import { checkOptions } from "../../src/base/index.js";
-import { httpSettings, trimSlash } from "../../src/http/index.js";
-import { isRecord, labelText } from "../../src/base/index.js";
-import { tool, type Tool } from "../../src/tools/index.js";
+import { checkOptions, isRecord, isToolloopError, labelText, type ProviderError } from "../../src/base/index.js";
+import { type ErrorDetails, type FetchFn, httpSettings, postJSON, readCommonError, requireApiKey, trimSlash } from "../../src/http/index.js";
+import { type Tool, tool } from "../../src/tools/index.js";
 
 export type TavilySearchDepth = "basic" | "advanced" | "fast" | "ultra-fast";
 export type TavilyTopic = "general" | "news" | "finance";
@@ -59,21 +55,11 @@ const input = v.object({
     v.maxLength(400),
     v.description("What to search the web for: a focused search-engine query, not a whole question with context."),
   ),
-  max_results: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description("How many results to return (1-20).")),
-  ),
-  search_depth: v.optional(
-    v.pipe(v.picklist(["basic", "advanced"]), v.description('"advanced" finds more relevant snippets but is slower and costs more.')),
-  ),
-  topic: v.optional(
-    v.pipe(v.picklist(["general", "news", "finance"]), v.description('"news" for current events, "finance" for markets; default "general".')),
-  ),
-  time_range: v.optional(
-    v.pipe(v.picklist(["day", "week", "month", "year"]), v.description("Only results published within this period back from today.")),
-  ),
-  include_domains: v.optional(
-    v.pipe(v.array(v.string()), v.maxLength(20), v.description('Only search these domains, e.g. ["docs.python.org"].')),
-  ),
+  max_results: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20), v.description("How many results to return (1-20)."))),
+  search_depth: v.optional(v.pipe(v.picklist(["basic", "advanced"]), v.description('"advanced" finds more relevant snippets but is slower and costs more.'))),
+  topic: v.optional(v.pipe(v.picklist(["general", "news", "finance"]), v.description('"news" for current events, "finance" for markets; default "general".'))),
+  time_range: v.optional(v.pipe(v.picklist(["day", "week", "month", "year"]), v.description("Only results published within this period back from today."))),
+  include_domains: v.optional(v.pipe(v.array(v.string()), v.maxLength(20), v.description('Only search these domains, e.g. ["docs.python.org"].'))),
 });
 
 /** The `tavily_search` tool: searches the web through Tavily's REST API. */

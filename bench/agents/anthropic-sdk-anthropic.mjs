@@ -52,7 +52,8 @@ export const decode = async ({ base }) => {
   const stream = client(base).beta.messages.stream({ ...p, tools: t.map(({ name, description, input_schema }) => ({ name, description, input_schema })) });
   let n = 0;
   for await (const ev of stream) {
-    if (ev.type === "content_block_delta") n += ev.delta.type === "text_delta" ? ev.delta.text.length : ev.delta.type === "input_json_delta" ? ev.delta.partial_json.length : 0;
+    if (ev.type === "content_block_delta")
+      n += ev.delta.type === "text_delta" ? ev.delta.text.length : ev.delta.type === "input_json_delta" ? ev.delta.partial_json.length : 0;
   }
   await stream.finalMessage();
   return n;

@@ -22,7 +22,9 @@ const messages = () => [
 export const jsonAgent = ({ base }) => {
   const c = client(base);
   const t = tools();
-  return { run: () => c.chat.completions.runTools({ model: "gpt-4.1-mini", messages: messages(), tools: t }, { maxChatCompletions: MAX_STEPS }).finalContent() };
+  return {
+    run: () => c.chat.completions.runTools({ model: "gpt-4.1-mini", messages: messages(), tools: t }, { maxChatCompletions: MAX_STEPS }).finalContent(),
+  };
 };
 
 export const streamAgent = ({ base }) => {

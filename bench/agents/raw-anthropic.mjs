@@ -1,6 +1,7 @@
 // The hand-written fetch loop (the floor), anthropic format.
-import * as raw from "./raw/loop.mjs";
+
 import { anthropic } from "./raw/anthropic.mjs";
+import * as raw from "./raw/loop.mjs";
 
 export const jsonAgent = ({ base }) => raw.jsonAgent(anthropic, base);
 export const streamAgent = ({ base }) => raw.streamAgent(anthropic, base);

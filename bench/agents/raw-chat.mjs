@@ -1,6 +1,7 @@
 // The hand-written fetch loop (the floor), chat format.
-import * as raw from "./raw/loop.mjs";
+
 import { chat } from "./raw/chat.mjs";
+import * as raw from "./raw/loop.mjs";
 
 export const jsonAgent = ({ base }) => raw.jsonAgent(chat, base);
 export const streamAgent = ({ base }) => raw.streamAgent(chat, base);

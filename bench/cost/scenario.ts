@@ -4,7 +4,18 @@
 // per-run CPU that pricing, tracer, compaction and fallback() add to a loop that uses them.
 import * as v from "valibot";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, compaction, fallback, tool, tracing, type ClientOptions, type Message, type ModelResponse, type Provider, type Tracer } from "../../src/index.js";
+import {
+  type ClientOptions,
+  compaction,
+  createClient,
+  fallback,
+  type Message,
+  type ModelResponse,
+  type Provider,
+  type Tracer,
+  tool,
+  tracing,
+} from "../../src/index.js";
 import { startClaudeMock } from "../../test/mock/claude.js";
 import { PROMPT, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME, TOOL_OUTPUT } from "../agents/common.mjs";
 

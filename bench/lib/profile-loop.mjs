@@ -58,10 +58,12 @@ function moduleOf(url, line) {
   let starts = modules.get(url);
   if (!starts) {
     starts = [];
-    readFileSync(new URL(url), "utf8").split("\n").forEach((l, i) => {
-      const m = /^\/\/ (\S+\.(?:ts|mjs|js))$/.exec(l);
-      if (m) starts.push([i, m[1].replace(/^.*node_modules\//, "")]);
-    });
+    readFileSync(new URL(url), "utf8")
+      .split("\n")
+      .forEach((l, i) => {
+        const m = /^\/\/ (\S+\.(?:ts|mjs|js))$/.exec(l);
+        if (m) starts.push([i, m[1].replace(/^.*node_modules\//, "")]);
+      });
     modules.set(url, starts);
   }
   let name = "(bundle)";
@@ -70,7 +72,14 @@ function moduleOf(url, line) {
 }
 
 const groupOf = (f) =>
-  moduleOf(f.url, f.lineNumber) ?? (f.url === "" ? f.functionName : f.url.includes("undici") ? "(undici)" : f.url.startsWith("node:") ? "(node internals)" : f.url.split("/").slice(-2).join("/"));
+  moduleOf(f.url, f.lineNumber) ??
+  (f.url === ""
+    ? f.functionName
+    : f.url.includes("undici")
+      ? "(undici)"
+      : f.url.startsWith("node:")
+        ? "(node internals)"
+        : f.url.split("/").slice(-2).join("/"));
 const ms = (v) => v.toFixed(1).padStart(8);
 // Self time per source module of the agent bundle (and per group outside it), or per function.
 if (process.argv[2] === "--modules") printTop(selfTime(process.argv[3], groupOf), ms);

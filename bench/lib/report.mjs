@@ -1,8 +1,9 @@
 // RESULTS.md from one run's raw results. Every ratio is computed per round (the SDK and the
 // hand-written loop measured next to each other) and the median of those ratios is shown.
-import { FORMATS } from "./wire.mjs";
-import { FORMAT_NAMES, SDKS, isFile, loopModes, sizeExport } from "./sdks.mjs";
+
+import { FORMAT_NAMES, isFile, loopModes, SDKS, sizeExport } from "./sdks.mjs";
 import { fmt, kib, mb, median, ratio } from "./stats.mjs";
+import { FORMATS } from "./wire.mjs";
 
 export const TARGETS = {
   gzip: 16 * 1024,
@@ -86,7 +87,10 @@ export function renderReport(results, env) {
   };
   /** A table with a row per SDK and a column per format; `cell(sdk, format)` fills each cell. */
   const sdkTable = (cell, formats = FORMATS) =>
-    table(["SDK", ...formats.map((f) => FORMAT_NAMES[f])], SDKS.map((sdk) => [sdk.name, ...formats.map((f) => cell(sdk, f))]));
+    table(
+      ["SDK", ...formats.map((f) => FORMAT_NAMES[f])],
+      SDKS.map((sdk) => [sdk.name, ...formats.map((f) => cell(sdk, f))]),
+    );
 
   line("# toolloop benchmarks");
   line();
@@ -111,10 +115,16 @@ export function renderReport(results, env) {
   const tl = (pred) => Object.values(d.loop).filter((x) => x.id === "toolloop" && pred(x));
   const worst = (xs, f) => xs.reduce((a, x) => (Number.isFinite(f(x)) && (!a || f(x) > f(a)) ? x : a), undefined);
   const sizeRows = Object.entries(d.sizes).map(([k, v]) => ({ id: k.split(":")[0], format: k.split(":")[1], ...v }));
-  const tlSize = worst(sizeRows.filter((x) => x.id === "toolloop"), (x) => x.gzip);
+  const tlSize = worst(
+    sizeRows.filter((x) => x.id === "toolloop"),
+    (x) => x.gzip,
+  );
   const peerSize = sizeRows.filter((x) => peers.some((p) => p.id === x.id));
   const bestPeerSize = peerSize.reduce((a, x) => (!a || x.gzip < a.gzip ? x : a), undefined);
-  const tlLoop = worst(tl(() => true), (x) => x.ratio);
+  const tlLoop = worst(
+    tl(() => true),
+    (x) => x.ratio,
+  );
   const peerLoop = Object.values(d.loop).filter((x) => peers.some((p) => p.id === x.id) && Number.isFinite(x.ratio));
   const rangeOf = (xs, f, show) => {
     const v = xs.map(f).filter(Number.isFinite);
@@ -124,11 +134,23 @@ export function renderReport(results, env) {
   const tlDecodeWorst = worst(tlDecode, (x) => x.ratio);
   const peerDecode = Object.values(d.decode).filter((x) => peers.some((p) => p.id === x.id));
   const tlGrow = Math.max(...tlDecode.flatMap((x) => [x.grow1, x.grow2]).filter(Number.isFinite));
-  const tlHeap = worst(tl((x) => x.mode === "json"), (x) => x.heapKept);
-  const rawHeap = median(Object.values(d.loop).filter((x) => x.id === "raw" && x.mode === "json").map((x) => x.heapKept));
-  const peerHeap = Object.values(d.loop).filter((x) => peers.some((p) => p.id === x.id) && x.mode === (sdkById[x.id].modes.includes("json") ? "json" : "stream"));
+  const tlHeap = worst(
+    tl((x) => x.mode === "json"),
+    (x) => x.heapKept,
+  );
+  const rawHeap = median(
+    Object.values(d.loop)
+      .filter((x) => x.id === "raw" && x.mode === "json")
+      .map((x) => x.heapKept),
+  );
+  const peerHeap = Object.values(d.loop).filter(
+    (x) => peers.some((p) => p.id === x.id) && x.mode === (sdkById[x.id].modes.includes("json") ? "json" : "stream"),
+  );
   const importRows = Object.entries(d.imports).map(([k, v]) => ({ id: k.split(":")[0], format: k.split(":")[1], ms: v }));
-  const tlImport = worst(importRows.filter((x) => x.id === "toolloop"), (x) => x.ms);
+  const tlImport = worst(
+    importRows.filter((x) => x.id === "toolloop"),
+    (x) => x.ms,
+  );
   const rawImport = median(importRows.filter((x) => x.id === "raw").map((x) => x.ms));
   const peerImport = importRows.filter((x) => peers.some((p) => p.id === x.id));
   const met = (ok) => (ok === undefined ? "—" : ok ? "met" : "**missed**");
@@ -162,7 +184,11 @@ export function renderReport(results, env) {
         `≤ ${ratio(TARGETS.decodeRatio)}, linear`,
         `${ratio(tlDecodeWorst?.ratio)}${where(tlDecodeWorst)}; cost per 10× events ≤ ${fmt(tlGrow, 1)}×`,
         "1.00×",
-        rangeOf(peerDecode, (x) => (x.timeout ? Infinity : x.ratio), (v) => (v === Infinity ? "timeout" : ratio(v))),
+        rangeOf(
+          peerDecode,
+          (x) => (x.timeout ? Infinity : x.ratio),
+          (v) => (v === Infinity ? "timeout" : ratio(v)),
+        ),
         met(tlDecodeWorst ? tlDecodeWorst.ratio <= TARGETS.decodeRatio && tlGrow <= LINEAR : undefined),
       ],
       [
@@ -178,7 +204,11 @@ export function renderReport(results, env) {
         `≤ ${TARGETS.importMs} ms`,
         `${fmt(tlImport?.ms)} ms${where(tlImport)}`,
         `${fmt(rawImport)} ms`,
-        `${rangeOf(peerImport, (x) => x.ms, (v) => fmt(v))} ms`,
+        `${rangeOf(
+          peerImport,
+          (x) => x.ms,
+          (v) => fmt(v),
+        )} ms`,
         met(tlImport ? tlImport.ms <= TARGETS.importMs : undefined),
       ],
     ],
@@ -199,7 +229,9 @@ export function renderReport(results, env) {
   });
   const nodeImp = Object.entries(d.sizes).filter(([, v]) => v.nodeImports.length);
   if (nodeImp.length) {
-    line(`¹ The browser bundle still imports Node built-ins (${[...new Set(nodeImp.flatMap(([, v]) => v.nodeImports))].join(", ")}); they are left out of the size.`);
+    line(
+      `¹ The browser bundle still imports Node built-ins (${[...new Set(nodeImp.flatMap(([, v]) => v.nodeImports))].join(", ")}); they are left out of the size.`,
+    );
     line();
   }
 
@@ -261,14 +293,16 @@ export function renderReport(results, env) {
     }, formats);
   }
   if (kind2note(d)) line(kind2note(d));
-  line("The Gemini API sends a function call whole, so it has no argument-fragment case. \"not run\": the 200k-event");
+  line('The Gemini API sends a function call whole, so it has no argument-fragment case. "not run": the 200k-event');
   line(`response is only sent (in the last round) when the 20k one took at most ${env.config.decode.bigBudgetMs / 10} ms, to keep the run short.`);
   line();
 
   // ---- 4. memory + import
   line("## 4. Memory and import time");
   line();
-  line(`Heap kept = \`heapUsed\` after exactly ${env.config.loop.heapLoops} conversations and a forced collection (\`gc()\` with timer turns between, so finalizers run; \`--expose-gc\`), minus \`heapUsed\``);
+  line(
+    `Heap kept = \`heapUsed\` after exactly ${env.config.loop.heapLoops} conversations and a forced collection (\`gc()\` with timer turns between, so finalizers run; \`--expose-gc\`), minus \`heapUsed\``,
+  );
   line("before the SDK was imported (MB = 10⁶ bytes): the SDK's code, its module sources and whatever it keeps between");
   line("conversations (the client object is kept alive). Peak RSS of that process (all its loops). Import = ms to `import()` the");
   line("agent module (the SDK entry points it uses) in a fresh process, median of interleaved rounds.");
@@ -298,7 +332,8 @@ export function renderReport(results, env) {
     if (sdk.noJSON) notes.add(`${sdk.name}: ${sdk.noJSON.replace(/^—\s*/, "")}; it has no JSON-mode loop.`);
   }
   for (const n of STATIC_NOTES) notes.add(n);
-  for (const [key, cell] of Object.entries(d.decode)) for (const n of cell.notes ?? []) notes.add(`${sdkById[cell.id].name}, ${FORMAT_NAMES[cell.format]}, ${cell.kind}: ${n}.`);
+  for (const [_key, cell] of Object.entries(d.decode))
+    for (const n of cell.notes ?? []) notes.add(`${sdkById[cell.id].name}, ${FORMAT_NAMES[cell.format]}, ${cell.kind}: ${n}.`);
   for (const f of results.failures) notes.add(`Failure: ${f}.`);
   for (const n of notes) line(`- ${n}`);
   line();
@@ -321,5 +356,5 @@ const STATIC_NOTES = [
   "Every SDK validates the tool input against its schema (toolloop: valibot; AI SDK, openai, @anthropic-ai/sdk, @openai/agents: zod; pi-ai: TypeBox via `validateToolCall`). The hand-written loop only `JSON.parse`s it: it is the floor, not a peer.",
   "@anthropic-ai/sdk's toolRunner runs with `thread: false` (the whole history every turn, like every other SDK here); by default it would use a server-held message thread the mock does not implement.",
   "@mariozechner/pi-ai has no loop of its own; its agent is the loop its README shows (stream, `validateToolCall`, push `toolResult`s).",
-  "Stream decode goes through each SDK's streaming API for one model call: toolloop `client.stream()` (maxSteps 1), AI SDK `streamText()` (one step), openai `chat.completions.stream()` / `responses.stream()`, @anthropic-ai/sdk `beta.messages.stream()`, pi-ai `stream*()`, @openai/agents `run(…, { stream: true })` with `toolUseBehavior: \"stop_on_first_tool\"`.",
+  'Stream decode goes through each SDK\'s streaming API for one model call: toolloop `client.stream()` (maxSteps 1), AI SDK `streamText()` (one step), openai `chat.completions.stream()` / `responses.stream()`, @anthropic-ai/sdk `beta.messages.stream()`, pi-ai `stream*()`, @openai/agents `run(…, { stream: true })` with `toolUseBehavior: "stop_on_first_tool"`.',
 ];

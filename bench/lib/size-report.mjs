@@ -38,7 +38,15 @@ function stub(file) {
   const names = new Set();
   for (const m of src.matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)/gm)) names.add(m[1]);
   // A library's build lists its exports at the end: export { a, b as c };
-  for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm)) for (const part of m[1].split(",")) if (part.trim()) names.add(part.trim().split(/\s+as\s+/).pop());
+  for (const m of src.matchAll(/^export\s*\{([^}]*)\}/gm))
+    for (const part of m[1].split(","))
+      if (part.trim())
+        names.add(
+          part
+            .trim()
+            .split(/\s+as\s+/)
+            .pop(),
+        );
   return [...names].map((n) => `export const ${n} = undefined;`).join("\n") || "export {};";
 }
 
@@ -46,7 +54,9 @@ const stubbing = (files) => ({
   name: "stub-modules",
   setup(b) {
     const wanted = new Set(files.map((f) => join(repoRoot, f)));
-    b.onLoad({ filter: /\.(ts|m?js)$/ }, (args) => (wanted.has(args.path) ? { contents: stub(args.path.slice(repoRoot.length + 1)), loader: "ts" } : undefined));
+    b.onLoad({ filter: /\.(ts|m?js)$/ }, (args) =>
+      wanted.has(args.path) ? { contents: stub(args.path.slice(repoRoot.length + 1)), loader: "ts" } : undefined,
+    );
   },
 });
 

@@ -67,7 +67,9 @@ function anthropicMessage(id, content, stop) {
 function anthropicStream(id, blocks, stop) {
   const ev = [];
   const add = (type, data) => ev.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  add("message_start", { message: { id, type: "message", role: "assistant", model: "claude-bench", content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsage(1) } });
+  add("message_start", {
+    message: { id, type: "message", role: "assistant", model: "claude-bench", content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsage(1) },
+  });
   blocks.forEach((b, index) => {
     if (b.text) {
       add("content_block_start", { index, content_block: { type: "text", text: "" } });
@@ -92,7 +94,11 @@ const chat = {
       message.content = FINAL_TEXT;
       finish = "stop";
     } else {
-      message.tool_calls = cities(step).map((city, i) => ({ id: `call_${step}_${i}`, type: "function", function: { name: "get_weather", arguments: JSON.stringify({ city }) } }));
+      message.tool_calls = cities(step).map((city, i) => ({
+        id: `call_${step}_${i}`,
+        type: "function",
+        function: { name: "get_weather", arguments: JSON.stringify({ city }) },
+      }));
     }
     return json({
       id: `chatcmpl-${step}`,
@@ -162,7 +168,13 @@ function responsesOutput(step) {
   return cities(step).map((city, i) => callItem(`fc_${step}_${i}`, `call_${step}_${i}`, JSON.stringify({ city })));
 }
 function messageItem(id, text, status = "completed") {
-  return { id, type: "message", status, content: status === "completed" ? [{ type: "output_text", annotations: [], logprobs: [], text }] : [], role: "assistant" };
+  return {
+    id,
+    type: "message",
+    status,
+    content: status === "completed" ? [{ type: "output_text", annotations: [], logprobs: [], text }] : [],
+    role: "assistant",
+  };
 }
 function callItem(id, call_id, args, status = "completed") {
   return { id, type: "function_call", status, arguments: args, call_id, name: "get_weather" };
@@ -193,7 +205,13 @@ function responseObject(id, status, output) {
     truncation: "disabled",
     usage:
       status === "completed"
-        ? { input_tokens: usageIn, input_tokens_details: { cached_tokens: 0 }, output_tokens: usageOut, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usageIn + usageOut }
+        ? {
+            input_tokens: usageIn,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: usageOut,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: usageIn + usageOut,
+          }
         : null,
     user: null,
     metadata: {},
@@ -210,10 +228,20 @@ function responsesStream(id, items) {
     if (it.text) {
       const full = it.text.join("");
       add("response.output_item.added", { output_index, item: messageItem(it.id, "", "in_progress") });
-      add("response.content_part.added", { item_id: it.id, output_index, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: "" } });
+      add("response.content_part.added", {
+        item_id: it.id,
+        output_index,
+        content_index: 0,
+        part: { type: "output_text", annotations: [], logprobs: [], text: "" },
+      });
       for (const delta of it.text) add("response.output_text.delta", { item_id: it.id, output_index, content_index: 0, delta, logprobs: [] });
       add("response.output_text.done", { item_id: it.id, output_index, content_index: 0, text: full, logprobs: [] });
-      add("response.content_part.done", { item_id: it.id, output_index, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: full } });
+      add("response.content_part.done", {
+        item_id: it.id,
+        output_index,
+        content_index: 0,
+        part: { type: "output_text", annotations: [], logprobs: [], text: full },
+      });
       const item = messageItem(it.id, full);
       add("response.output_item.done", { output_index, item });
       done.push(item);
@@ -235,7 +263,13 @@ function responsesStream(id, items) {
 const gemini = {
   json(step) {
     if (step >= TOOL_STEPS) return json(geminiChunk([{ text: FINAL_TEXT }], "STOP", true));
-    return json(geminiChunk(cities(step).map((city) => ({ functionCall: { name: "get_weather", args: { city } } })), "STOP", true));
+    return json(
+      geminiChunk(
+        cities(step).map((city) => ({ functionCall: { name: "get_weather", args: { city } } })),
+        "STOP",
+        true,
+      ),
+    );
   },
   sse(step) {
     if (step >= TOOL_STEPS) return geminiStream(split(FINAL_TEXT, 8).map((text) => [{ text }]));
@@ -255,7 +289,9 @@ function geminiChunk(parts, finishReason, last) {
   return { candidates: [c], usageMetadata: usage, modelVersion: "gemini-bench", responseId: "gemini-resp" };
 }
 function geminiStream(chunks) {
-  return sse(chunks.map((parts, i) => `data: ${JSON.stringify(geminiChunk(parts, i === chunks.length - 1 ? "STOP" : undefined, i === chunks.length - 1))}\r\n\r\n`));
+  return sse(
+    chunks.map((parts, i) => `data: ${JSON.stringify(geminiChunk(parts, i === chunks.length - 1 ? "STOP" : undefined, i === chunks.length - 1))}\r\n\r\n`),
+  );
 }
 
 // ----------------------------------------------------------------

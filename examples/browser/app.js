@@ -8,11 +8,12 @@
 // Settings come from the form or the query string: ?baseURL=...&model=...&provider=claude|openai|offline
 // "offline" (what serve.mjs opens when it has no key) is a scripted stand-in for a model that
 // drives the same tools, so the page works before any key exists.
-import * as v from "valibot";
+
 import { createClient, externalTool, suspension, tool, toolOutput } from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
 import { scriptedProvider } from "toolloop/testing";
+import * as v from "valibot";
 import { calculate } from "./calculator.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -165,7 +166,10 @@ function settings() {
 function offlineProvider(message) {
   if (/\bchart\b/i.test(message)) {
     return scriptedProvider([
-      { text: "Offline mode: no model is called. Drawing your order.", toolCalls: [{ name: "draw_chart", arguments: { title: "Your order by line (EUR)", bars: orderLines() } }] },
+      {
+        text: "Offline mode: no model is called. Drawing your order.",
+        toolCalls: [{ name: "draw_chart", arguments: { title: "Your order by line (EUR)", bars: orderLines() } }],
+      },
       (request) => {
         const [result] = request.messages.at(-1).results;
         const image = result.content?.find((p) => p.type === "image");
@@ -175,7 +179,10 @@ function offlineProvider(message) {
   }
   if (/\bdeliver/i.test(message)) {
     return scriptedProvider([
-      { text: "Offline mode: no model is called. One question first.", toolCalls: [{ name: "ask_user", arguments: { question: "When should we deliver?", options: ["Tuesday morning", "Friday afternoon"] } }] },
+      {
+        text: "Offline mode: no model is called. One question first.",
+        toolCalls: [{ name: "ask_user", arguments: { question: "When should we deliver?", options: ["Tuesday morning", "Friday afternoon"] } }],
+      },
       (request) => `(Offline, scripted.) Delivery is booked for ${request.messages.at(-1).results[0].output}.`,
     ]);
   }

@@ -26,8 +26,8 @@ export function calculate(expression) {
   };
   // unary := ("-" | "+") unary | power      (so -2^2 is -(2^2), as in math)
   const unary = () => {
-    if (peek() === "-") return take(), -unary();
-    if (peek() === "+") return take(), unary();
+    if (peek() === "-") return (take(), -unary());
+    if (peek() === "+") return (take(), unary());
     return power();
   };
   // power := atom ("^" unary)?      (right-associative; 2^-1 is allowed)

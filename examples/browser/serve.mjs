@@ -88,7 +88,13 @@ const server = createServer((req, res) => {
   res.writeHead(404).end();
 });
 server.listen(Number(process.env.PORT ?? 8080), "127.0.0.1", () => {
-  const configured = Object.values(upstreams).filter((u) => u.key).map((u) => u.keyName);
+  const configured = Object.values(upstreams)
+    .filter((u) => u.key)
+    .map((u) => u.keyName);
   console.log(`Serving the browser example at http://127.0.0.1:${server.address().port}/`);
-  console.log(configured.length ? `Proxying with ${configured.join(", ")}.` : "No ANTHROPIC_API_KEY or OPENAI_API_KEY set: the page opens in offline mode (a scripted stand-in drives its tools).");
+  console.log(
+    configured.length
+      ? `Proxying with ${configured.join(", ")}.`
+      : "No ANTHROPIC_API_KEY or OPENAI_API_KEY set: the page opens in offline mode (a scripted stand-in drives its tools).",
+  );
 });

@@ -5,9 +5,10 @@
 // Notes live in the folder as <name>.md (default: ./notes). With ANTHROPIC_API_KEY or
 // OPENAI_API_KEY set it asks that provider (model: TOOLLOOP_MODEL; endpoint:
 // TOOLLOOP_BASE_URL); with neither it runs offline against the scripted provider.
-import * as v from "valibot";
-import { createClient, tool, type Provider } from "toolloop";
+
+import { createClient, type Provider, tool } from "toolloop";
 import { scriptedProvider } from "toolloop/testing";
+import * as v from "valibot";
 
 const [dir = "notes", ...rest] = Bun.argv.slice(2);
 // One plain name per note, so the model cannot write outside the folder.
@@ -60,7 +61,12 @@ async function chooseProvider(): Promise<Provider | undefined> {
 function offline(): Provider {
   return scriptedProvider([
     { toolCalls: [{ name: "save_note", arguments: { name: "groceries", text: "eggs, flour, milk" } }] },
-    { toolCalls: [{ name: "list_notes", arguments: {} }, { name: "read_note", arguments: { name: "groceries" } }] },
+    {
+      toolCalls: [
+        { name: "list_notes", arguments: {} },
+        { name: "read_note", arguments: { name: "groceries" } },
+      ],
+    },
     (r) => {
       const last = r.messages.at(-1);
       const [list, text] = last?.role === "tool" ? last.results.map((x) => x.output) : [];

@@ -5,9 +5,10 @@
 //
 // With ANTHROPIC_API_KEY or OPENAI_API_KEY set it asks that provider (model: TOOLLOOP_MODEL;
 // endpoint: TOOLLOOP_BASE_URL); with neither it runs offline against the scripted provider.
+
+import { createClient, type Provider, tool } from "toolloop";
+import { type RecordedRequest, scriptedProvider } from "toolloop/testing";
 import * as v from "valibot";
-import { createClient, tool, type Provider } from "toolloop";
-import { scriptedProvider, type RecordedRequest } from "toolloop/testing";
 
 const [folder = ".", ...rest] = Deno.args;
 const root = await Deno.realPath(folder);

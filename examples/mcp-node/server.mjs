@@ -2,9 +2,10 @@
 // mcpHandler, mounted on node:http through node-http.mjs. Run it, then point any MCP client at the printed URL.
 //
 //   node examples/mcp-node/server.mjs            (PORT=3000 by default, MCP_TOKEN optional)
-import * as v from "valibot";
+
 import { tool } from "toolloop";
 import { mcpHandler } from "toolloop/mcp";
+import * as v from "valibot";
 import { serveFetch } from "./node-http.mjs";
 
 const convertTemperature = tool({
@@ -28,8 +29,7 @@ const mcp = mcpHandler({
   authorize: token ? (request) => request.headers.get("authorization") === `Bearer ${token}` : undefined,
 });
 
-const { url } = await serveFetch(
-  (request) => (new URL(request.url).pathname === "/mcp" ? mcp(request) : new Response("Not found", { status: 404 })),
-  { port: Number(process.env.PORT ?? 3000) },
-);
+const { url } = await serveFetch((request) => (new URL(request.url).pathname === "/mcp" ? mcp(request) : new Response("Not found", { status: 404 })), {
+  port: Number(process.env.PORT ?? 3000),
+});
 console.log(`MCP server listening on ${url}/mcp`);

@@ -5,9 +5,10 @@
 //
 //   wrangler secret put MCP_TOKEN        (optional: then clients need Authorization: Bearer <token>)
 //   ALLOWED_ORIGINS = "https://app.example.com"   (optional [vars]: browser pages allowed to call)
-import * as v from "valibot";
+
 import { tool } from "toolloop";
 import { mcpHandler } from "toolloop/mcp";
+import * as v from "valibot";
 
 export interface Env {
   MCP_TOKEN?: string;
@@ -50,7 +51,9 @@ export default {
       version: "1.0.0",
       tools,
       instructions: "Unit conversion and the current time. Call current_time with an IANA zone.",
-      allowedOrigins: env.ALLOWED_ORIGINS?.split(",").map((o) => o.trim()).filter(Boolean),
+      allowedOrigins: env.ALLOWED_ORIGINS?.split(",")
+        .map((o) => o.trim())
+        .filter(Boolean),
       authorize: env.MCP_TOKEN ? (req) => sameText(req.headers.get("authorization") ?? "", `Bearer ${env.MCP_TOKEN}`) : undefined,
     });
     return handler(request);

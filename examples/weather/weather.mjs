@@ -8,8 +8,9 @@
 // that provider (model: TOOLLOOP_MODEL, or a default; endpoint: TOOLLOOP_BASE_URL, or the
 // vendor's). With none it runs offline against toolloop/testing's scripted provider and says
 // so on its first line. Any arguments replace the default question.
-import * as v from "valibot";
+
 import { createClient, tool } from "toolloop";
+import * as v from "valibot";
 
 // A fake weather service: the point is the tool call, not the forecast.
 const WEATHER = {
@@ -141,9 +142,7 @@ const offline = !provider;
 if (provider) {
   console.log(`Using ${provider.name} (${provider.model}).`);
 } else {
-  console.log(
-    "No provider key found (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): running offline against the scripted provider.",
-  );
+  console.log("No provider key found (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): running offline against the scripted provider.");
   console.log(`(Offline mode knows the weather in ${KNOWN} only, and replays a fixed script for the cities your question asks about; no model is asked.)`);
   provider = await offlineProvider(question);
 }

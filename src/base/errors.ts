@@ -18,9 +18,7 @@ export class ToolloopError extends Error {
 }
 
 /** The error a code stands for (codes whose class lives in an adapter get the base class). */
-export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends () => infer E
-  ? E
-  : ToolloopError & { readonly code: C };
+export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends () => infer E ? E : ToolloopError & { readonly code: C };
 
 /** True for a toolloop error (of `code`, when given), across realms; narrows to that code's class. */
 export function isToolloopError<C extends ErrorCode>(err: unknown, code: C): err is ToolloopErrorOf<C>;
@@ -29,7 +27,7 @@ export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
   if (typeof c !== "string") return false;
-  return code === undefined ? Object.prototype.hasOwnProperty.call(CLASS_OF, c) : c === code;
+  return code === undefined ? Object.hasOwn(CLASS_OF, c) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */
@@ -50,12 +48,7 @@ export class FailedUnmarshalInputError extends ToolloopError {
 export class ToolNameCollisionError extends ToolloopError {
   declare readonly names: [string, string];
   constructor(a: string, b: string) {
-    super(
-      "tool_name_collision",
-      a === b
-        ? `two tools are named "${a}"`
-        : `tool names "${a}" and "${b}" differ only in case; names are registered lower-cased`,
-    );
+    super("tool_name_collision", a === b ? `two tools are named "${a}"` : `tool names "${a}" and "${b}" differ only in case; names are registered lower-cased`);
     this.names = [a, b];
   }
 }
@@ -63,10 +56,7 @@ export class ToolNameCollisionError extends ToolloopError {
 export class InvalidToolNameError extends ToolloopError {
   declare readonly toolName: string;
   constructor(name: string) {
-    super(
-      "invalid_tool_name",
-      `invalid tool name ${JSON.stringify(name)}: use 1-64 letters, digits, "_" or "-" (^[a-zA-Z0-9_-]{1,64}$)`,
-    );
+    super("invalid_tool_name", `invalid tool name ${JSON.stringify(name)}: use 1-64 letters, digits, "_" or "-" (^[a-zA-Z0-9_-]{1,64}$)`);
     this.toolName = name;
   }
 }

@@ -43,7 +43,7 @@ function distance(a: string, b: string): number {
   let prev = [...Array(b.length + 1).keys()];
   for (let i = 0; i < a.length; i++) {
     const row = [i + 1];
-    for (let j = 0; j < b.length; j++) row.push(Math.min(prev[j + 1]! + 1, row[j]! + 1, prev[j]! + +(a[i] != b[j])));
+    for (let j = 0; j < b.length; j++) row.push(Math.min(prev[j + 1]! + 1, row[j]! + 1, prev[j]! + +(a[i] !== b[j])));
     prev = row;
   }
   return prev[b.length]!;

@@ -37,7 +37,10 @@ const finalizer = typeof FinalizationRegistry === "function" ? new FinalizationR
  */
 export function registerSecret(secret: string, owner: object): void {
   if (secret.length < MIN_LENGTH) return;
-  if (!finalizer) return keepNewest(secret);
+  if (!finalizer) {
+    keepNewest(secret);
+    return;
+  }
   let mine = owners.get(owner);
   if (mine?.has(secret)) return;
   if (!mine) owners.set(owner, (mine = new Set()));

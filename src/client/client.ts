@@ -1,25 +1,31 @@
 // createClient(): the conversation a user holds. It owns the history and the tool set;
 // each chat / ask / stream call runs the loop over them. Calls on one client run one at
 // a time, in the order they were made, so the history is never written by two runs.
-import { formatIssues } from "../base/index.js";
-import type { Infer } from "../tools/index.js";
-import { parseJSONArguments } from "../tools/index.js";
-import { abortReason, InvalidOptionsError, isToolloopError, InvalidToolError, StructuredOutputError, ToolsNotSupportedError, type ValidationIssue } from "../base/index.js";
+import {
+  abortReason,
+  checkOptions,
+  formatIssues,
+  InvalidOptionsError,
+  InvalidToolError,
+  isToolloopError,
+  type Logger,
+  numberOption,
+  StructuredOutputError,
+  silentLogger,
+  ToolsNotSupportedError,
+  type ValidationIssue,
+} from "../base/index.js";
+import type { ContentPart, Message, Provider, ToolChoice } from "../conversation/index.js";
 import { checkMessage, checkPrompt, loadHistory, NEEDS_SUSPENSION } from "../conversation/index.js";
-import { checkOptions, numberOption } from "../base/index.js";
-import { silentLogger, type Logger } from "../base/index.js";
-import { runLoop, type LoopConfig, type PendingCall, type RunOptions, type RunResult, type StepOptions, type StreamEvent } from "../loop/index.js";
-import type { ContentPart, Message } from "../conversation/index.js";
-import type { Provider, ToolChoice } from "../conversation/index.js";
+import type { Compaction, TracingLayer } from "../cost/index.js";
+import { type Pricing, priced } from "../cost/index.js";
+import { type LoopConfig, type PendingCall, type RunOptions, type RunResult, runLoop, type StepOptions, type StreamEvent } from "../loop/index.js";
+import { compileValidator, isSchemaInput, type SchemaInput, toJSONSchema } from "../schema/index.js";
 import type { Decision, Suspension } from "../suspension/index.js";
+import type { Infer, Tool } from "../tools/index.js";
+import { createRegistry, parseJSONArguments, type Registry } from "../tools/index.js";
 import { abortWhileQueued, positiveInt } from "./checks.js";
 import { streamRun } from "./stream.js";
-import { createRegistry, type Registry } from "../tools/index.js";
-import { compileValidator, isSchemaInput, toJSONSchema, type SchemaInput } from "../schema/index.js";
-import type { Tool } from "../tools/index.js";
-import { priced, type Pricing } from "../cost/index.js";
-import type { TracingLayer } from "../cost/index.js";
-import type { Compaction } from "../cost/index.js";
 
 export interface ClientOptions extends StepOptions {
   provider: Provider;
@@ -107,7 +113,9 @@ export function createClient(options: ClientOptions): Client {
   );
   const { provider } = options;
   if (!provider || typeof provider.generate !== "function") {
-    throw new InvalidOptionsError("createClient() needs `provider`: claude(), openai(), openaiChat(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()");
+    throw new InvalidOptionsError(
+      "createClient() needs `provider`: claude(), openai(), openaiChat(), openaiCompatible(), gemini(), claudeLocal() or scriptedProvider()",
+    );
   }
   // Cost features are layers around the provider; pricing innermost, so spans and totals see `cost`.
   let model = options.pricing ? priced(provider, options.pricing) : provider;
@@ -268,16 +276,11 @@ export function createClient(options: ClientOptions): Client {
         // One re-ask with the issues, then give up with what the model said.
         const issues = formatIssues(c.issues);
         const reask =
-          `Your answer did not match the required JSON schema (${issues}). ` +
-          `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
+          `Your answer did not match the required JSON schema (${issues}). ` + `Reply with only a JSON value that matches this schema: ${JSON.stringify(json)}`;
         r = done(await runNow(reask, { signal: callOptions?.signal, responseSchema }, { ...callOptions, decisions: undefined }));
         c = await check(r.text);
         if (c.ok) return c.value as never;
-        throw new StructuredOutputError(
-          `the answer did not match the schema after one re-ask: ${formatIssues(c.issues)}`,
-          r.text,
-          c.issues,
-        );
+        throw new StructuredOutputError(`the answer did not match the schema after one re-ask: ${formatIssues(c.issues)}`, r.text, c.issues);
       }, callOptions?.signal);
     },
     stream(prompt, callOptions) {

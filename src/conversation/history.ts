@@ -1,10 +1,8 @@
 // The history invariant: every tool call in history has exactly one result, in the tool
 // message right after the assistant message that made it. Every provider rejects a
 // history that breaks it, so the client checks and repairs it before each request.
-import { describeValue, InvalidHistoryError, InvalidOptionsError, isToolloopError } from "../base/index.js";
-import { jsonWithin, MAX_RESPONSE_DEPTH } from "../base/index.js";
-import { CANCELLED_OUTPUT, type AssistantMessage, type ContentPart, type Message, type PendingState, type ToolMessage, type ToolResult } from "./messages.js";
-
+import { describeValue, InvalidHistoryError, InvalidOptionsError, isToolloopError, jsonWithin, MAX_RESPONSE_DEPTH } from "../base/index.js";
+import { type AssistantMessage, CANCELLED_OUTPUT, type ContentPart, type Message, type PendingState, type ToolMessage, type ToolResult } from "./messages.js";
 
 /**
  * Repairs `history` in place: missing results become cancelled-tool errors, results
@@ -18,7 +16,7 @@ export function healHistory(history: Message[]): number {
     if (m.role === "tool") {
       // a tool message that does not follow an assistant's calls answers nothing
       const prev = history[i - 1];
-      if (!prev || prev.role !== "assistant" || !prev.toolCalls?.length) {
+      if (prev?.role !== "assistant" || !prev.toolCalls?.length) {
         history.splice(i--, 1);
         repairs++;
       }

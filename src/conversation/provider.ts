@@ -1,8 +1,9 @@
 // The one seam between the loop and a model API. Adapters (adapters/*.ts) implement it;
 // the core never imports an adapter, and nothing provider-shaped crosses this line
 // except `ProviderData`, which is opaque here.
-import type { Message, ProviderData, ToolCall, Usage } from "./messages.js";
+
 import type { JSONSchema } from "../schema/index.js";
+import type { Message, ProviderData, ToolCall, Usage } from "./messages.js";
 
 /** A function tool as the model sees it. */
 export interface ToolSpec {

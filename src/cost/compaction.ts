@@ -3,11 +3,10 @@
 // than a provider's native one (Anthropic context editing, OpenAI's compaction endpoint):
 // it works the same on every provider and through fallback(), and the history stays the
 // neutral, portable one a later request (or another provider) can read.
-import { abortReason, InvalidOptionsError } from "../base/index.js";
-import { checkOptions } from "../base/index.js";
+import { abortReason, checkOptions, InvalidOptionsError } from "../base/index.js";
+import type { Provider } from "../conversation/index.js";
 import { addUsage, emptyUsage, type Message, type Usage } from "../conversation/index.js";
 import type { LoopConfig, RunOptions } from "../loop/index.js";
-import type { Provider } from "../conversation/index.js";
 import { wrap } from "./wrap.js";
 
 export interface CompactionOptions {
@@ -17,7 +16,8 @@ export interface CompactionOptions {
   keepRecent?: number | undefined;
 }
 
-const ASK = "Summarise the conversation so far for your own later use: the user's requests, what was found (with figures), decisions, and what is left to do. Reply with the summary only.";
+const ASK =
+  "Summarise the conversation so far for your own later use: the user's requests, what was found (with figures), decisions, and what is left to do. Reply with the summary only.";
 export const SUMMARY_HEADER = "Summary of the earlier conversation:\n";
 
 export interface Compactor {
@@ -60,12 +60,13 @@ const MEDIA_CHARS = 1600 * CHARS_PER_TOKEN;
 /** A value's size in characters as the estimate counts them (see above). */
 function charsOf(value: unknown): number {
   let media = 0;
-  const json = JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
-    if ((this.type !== "image" && this.type !== "file") || (key !== "data" && key !== "url") || typeof v !== "string") return v;
-    if (key === "url" && typeof this.data === "string") return v; // counted with its data
-    media += this.type === "file" && key === "data" ? Math.max(MEDIA_CHARS, (v.length * 3) / 4) : MEDIA_CHARS;
-    return key === "data" ? "" : v;
-  }) ?? "";
+  const json =
+    JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
+      if ((this.type !== "image" && this.type !== "file") || (key !== "data" && key !== "url") || typeof v !== "string") return v;
+      if (key === "url" && typeof this.data === "string") return v; // counted with its data
+      media += this.type === "file" && key === "data" ? Math.max(MEDIA_CHARS, (v.length * 3) / 4) : MEDIA_CHARS;
+      return key === "data" ? "" : v;
+    }) ?? "";
   return json.length + 3 * (json.length - json.replace(/[^\x00-\x7f]/g, "").length) + media;
 }
 
@@ -145,19 +146,21 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
         }
         if (cut < 2) older = lengths.slice(0, (cut = first)).reduce((a, b) => a + b, 0);
         if (cut < 2) break;
-        const r = await inner.generate({
-          // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
-          // cached prefix is reused), tools off.
-          ...(cfg.system === undefined ? {} : { system: cfg.system }),
-          messages: [...history.slice(0, cut), { role: "user", content: ASK }],
-          tools: cfg.registry.specs,
-          webSearch: cfg.registry.webSearch,
-          toolChoice: "none",
-          ...(opts.signal ? { signal: opts.signal } : {}),
-        }).catch((err: unknown) => {
-          // As for a step's call: an abort rejects with the signal's reason, whatever the adapter threw.
-          throw opts.signal?.aborted ? abortReason(opts.signal) : err;
-        });
+        const r = await inner
+          .generate({
+            // Same system and tools as the run (Claude refuses tool_use blocks without tools; the
+            // cached prefix is reused), tools off.
+            ...(cfg.system === undefined ? {} : { system: cfg.system }),
+            messages: [...history.slice(0, cut), { role: "user", content: ASK }],
+            tools: cfg.registry.specs,
+            webSearch: cfg.registry.webSearch,
+            toolChoice: "none",
+            ...(opts.signal ? { signal: opts.signal } : {}),
+          })
+          .catch((err: unknown) => {
+            // As for a step's call: an abort rejects with the signal's reason, whatever the adapter threw.
+            throw opts.signal?.aborted ? abortReason(opts.signal) : err;
+          });
         // The summary call is a request of known size too: what the next estimate goes on if the
         // step after it fails.
         seen({ size: overhead + older + ASK.length + 1, head: history[0] }, r.usage.inputTokens);

@@ -3,8 +3,7 @@
 // the caller move on: once a stream delivered a delta the caller has seen part of an answer,
 // so the error is the caller's. A failed request produced no tool calls, so no tool runs twice.
 import { InvalidOptionsError, isToolloopError } from "../base/index.js";
-import type { Message } from "../conversation/index.js";
-import type { ModelRequest, Provider, ToolSpec } from "../conversation/index.js";
+import type { Message, ModelRequest, Provider, ToolSpec } from "../conversation/index.js";
 
 /**
  * Whether another provider should take a request that failed this way (after the failing

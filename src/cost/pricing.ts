@@ -1,10 +1,8 @@
 // createClient({ pricing }): what a model call costs in USD. Cache reads and writes are
 // parts of inputTokens and reasoning is part of outputTokens on every provider, so the
 // bill is the uncached input, the cache reads and writes, and the output at their rates.
-import { InvalidOptionsError } from "../base/index.js";
-import { checkOptions } from "../base/index.js";
-import type { Usage } from "../conversation/index.js";
-import type { Provider } from "../conversation/index.js";
+import { checkOptions, InvalidOptionsError } from "../base/index.js";
+import type { Provider, Usage } from "../conversation/index.js";
 import { wrap } from "./wrap.js";
 
 /** USD per million tokens. Cache rates default to the input rate. */
@@ -25,7 +23,7 @@ export function usageCost(u: Usage, p: Pricing): number {
 export function priced(provider: Provider, p: Pricing): Provider {
   // A misspelt rate (cacheReads) would quietly bill cache reads at the input rate.
   checkOptions("pricing", p, "input output cacheRead cacheWrite");
-  if (![p.input, p.output, p.cacheRead ?? 0, p.cacheWrite ?? 0].every((v) => typeof v == "number" && v >= 0 && v < Infinity)) {
+  if (![p.input, p.output, p.cacheRead ?? 0, p.cacheWrite ?? 0].every((v) => typeof v === "number" && v >= 0 && v < Infinity)) {
     throw new InvalidOptionsError("pricing: input, output (and cacheRead, cacheWrite) must be non-negative USD per million tokens");
   }
   return wrap(provider, async (request) => {

@@ -4,9 +4,9 @@
 // under the key OpenTelemetry's own trace.setSpan() uses, so any OpenTelemetry SDK shows one
 // tree: invoke_agent (the run) > chat {model} (each model call), execute_tool {name} (each call).
 import { InvalidOptionsError } from "../base/index.js";
-import type { RunResult } from "../loop/index.js";
 import type { Provider } from "../conversation/index.js";
-import { withCall, type Tool, type ToolCallResult, type ToolContext } from "../tools/index.js";
+import type { RunResult } from "../loop/index.js";
+import { type Tool, type ToolCallResult, type ToolContext, withCall } from "../tools/index.js";
 import { wrap } from "./wrap.js";
 
 type AttributeValue = string | number | boolean | string[];
@@ -77,7 +77,17 @@ function traceCall(t: Tool, input: string, ctx: ToolContext, s: TraceSpan): Prom
     let asking = false;
     const ask = ctx.requestInput;
     // Spread only when there is a requestInput to watch: it reads `signal` (made lazily) either way.
-    const c: ToolContext = ask ? { ...ctx, requestInput: (request) => ((asking = true), ask(request).finally(() => (asking = false))) } : ctx;
+    const c: ToolContext = ask
+      ? {
+          ...ctx,
+          requestInput: (request) => {
+            asking = true;
+            return ask(request).finally(() => {
+              asking = false;
+            });
+          },
+        }
+      : ctx;
     const { signal } = c;
     signal.addEventListener(
       "abort",
@@ -143,7 +153,9 @@ function traced(tracer: Tracer, inner: Provider): Tracing {
       tools.map((t) => {
         const name = t.name.toLowerCase(); // the name the model calls (registry.ts)
         return withCall(t, (input, ctx) =>
-          span(`execute_tool ${name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": ctx.callId }, (s) => traceCall(t, input, ctx, s)),
+          span(`execute_tool ${name}`, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": ctx.callId }, (s) =>
+            traceCall(t, input, ctx, s),
+          ),
         );
       }),
     // The root: made before `parent` is set, so it nests under the caller's active span if any.

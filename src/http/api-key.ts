@@ -4,8 +4,7 @@
 // and Bun) whether the usual environment variable is set, the usual cause being a key that
 // is in the environment but was never passed. The key itself is never read from the
 // environment: where a key comes from stays the caller's decision.
-import { MissingApiKeyError } from "../base/index.js";
-import { hostOf } from "../base/index.js";
+import { hostOf, MissingApiKeyError } from "../base/index.js";
 
 export interface KeySpec {
   /** How the factory is called in messages, e.g. "claude". */
@@ -42,7 +41,6 @@ export function requireApiKey(
     `${spec.factory}() needs an API key: pass ${spec.factory}({ apiKey, ... }), or a baseURL whose proxy adds the key.${hint}`,
   );
 }
-
 
 /**
  * Whether environment variable `name` is set: true / false in Node, Bun and Deno (when

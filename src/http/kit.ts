@@ -21,22 +21,23 @@
 //   }
 //
 // httpSettings registers the key, so every error built while it is in use is scrubbed of it.
-export { postJSON, postSSE, readCommonError } from "./http.js";
-export type { ErrorBodyReader, ErrorDetails, EventSourceMessage, FetchFn, HttpRequest, HttpSettings } from "./http.js";
-export { httpSettings, trimSlash } from "./provider-options.js";
-export type { ProviderOptions, RequestOverrides } from "./provider-options.js";
-export { requireApiKey } from "./api-key.js";
-export type { KeySpec } from "./api-key.js";
-export { readText, sleep } from "./body.js";
-export { backoff, retryAfter } from "./retry.js";
-export { isBrowser } from "../base/index.js";
+
 export {
   BrowserKeyError,
   ConnectionError,
   IdleTimeoutError,
+  isBrowser,
   isToolloopError,
   MissingApiKeyError,
   ProviderError,
   StreamError,
   ToolloopError,
 } from "../base/index.js";
+export type { KeySpec } from "./api-key.js";
+export { requireApiKey } from "./api-key.js";
+export { readText, sleep } from "./body.js";
+export type { ErrorBodyReader, ErrorDetails, EventSourceMessage, FetchFn, HttpRequest, HttpSettings } from "./http.js";
+export { postJSON, postSSE, readCommonError } from "./http.js";
+export type { ProviderOptions, RequestOverrides } from "./provider-options.js";
+export { httpSettings, trimSlash } from "./provider-options.js";
+export { backoff, retryAfter } from "./retry.js";

@@ -1,12 +1,8 @@
 // The options every provider factory takes, and how one request's HTTP settings are made
 // from them: the request's overrides applied, the key registered for redaction, and the
 // guard that keeps a real key from leaving a browser page for the vendor's own host.
-import { BrowserKeyError } from "../base/index.js";
-import { numberOption } from "../base/index.js";
+import { BrowserKeyError, hostOf, isBrowser, numberOption, registerSecret } from "../base/index.js";
 import type { ErrorBodyReader, FetchFn, HttpSettings } from "./http.js";
-import { isBrowser } from "../base/index.js";
-import { registerSecret } from "../base/index.js";
-import { hostOf } from "../base/index.js";
 
 /**
  * Options every provider factory takes. Each field also accepts `undefined` (callers under

@@ -42,7 +42,12 @@ export function isRetryableBodyFailure(err: unknown): err is StreamError | Conne
  * ms to wait before sending attempt `attempt + 1` after `failure`, or undefined to give up
  * and throw it. `hinted` is the server's own wait, when it named one.
  */
-export function retryDelay(failure: ProviderError | ConnectionError | StreamError, attempt: number, maxRetries: number, hinted: number | undefined): number | undefined {
+export function retryDelay(
+  failure: ProviderError | ConnectionError | StreamError,
+  attempt: number,
+  maxRetries: number,
+  hinted: number | undefined,
+): number | undefined {
   const retryable = failure instanceof ProviderError ? failure.retryable : true;
   if (!retryable || attempt >= maxRetries || (hinted !== undefined && hinted > MAX_RETRY_AFTER_MS)) return undefined;
   return hinted ?? backoff(attempt);

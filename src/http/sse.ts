@@ -62,7 +62,9 @@ export function createSSEParser(onEvent: (event: SSEEvent) => void, options: SSE
       // buffer bound ends the stream; thrown from here, it leaves feed() (the library has
       // already dropped what it held).
       if (error.type === "max-buffer-size-exceeded") {
-        throw new StreamError(options.provider ?? "toolloop", `an event grew past ${limit} characters without ending; the stream was stopped`, { cause: error });
+        throw new StreamError(options.provider ?? "toolloop", `an event grew past ${limit} characters without ending; the stream was stopped`, {
+          cause: error,
+        });
       }
     },
   });

@@ -2,9 +2,9 @@
 // A handler can never crash or abort the run: errors, panics, unknown tools, timeouts and
 // cancellation all become results, so the history always has an answer for every call.
 import { isToolloopError } from "../base/index.js";
+import { CANCELLED_OUTPUT, type ContentPart, renderParts, type ToolCall } from "../conversation/index.js";
 import { invokeTool, thrownText } from "./invoke.js";
-import { CANCELLED_OUTPUT, renderParts, type ContentPart, type ToolCall } from "../conversation/index.js";
-import type { ExecuteOptions, ExecutedCall, ToolOutcome } from "./types.js";
+import type { ExecutedCall, ExecuteOptions, ToolOutcome } from "./types.js";
 
 export { CANCELLED_OUTPUT };
 

@@ -1,11 +1,12 @@
 // One tool invocation, shared by the loop (execute.ts) and the MCP server: the tool's
 // timeout, the caller's abort, a synchronous throw from a hand-written call, and the text
 // a thrown value turns into. It never rejects, so no handler can crash its caller.
-import { abortReason, ToolTimeoutError } from "../base/index.js";
-import { checkParts } from "../conversation/index.js";
+
 import type { Logger } from "../base/index.js";
+import { abortReason, ToolTimeoutError } from "../base/index.js";
 import type { ContentPart } from "../conversation/index.js";
-import { toOutput, type InputRequest, type Tool, type ToolContext } from "../tools/index.js";
+import { checkParts } from "../conversation/index.js";
+import { type InputRequest, type Tool, type ToolContext, toOutput } from "../tools/index.js";
 
 export type Invocation =
   | { kind: "ok"; output: string; content?: ContentPart[] }

@@ -1,16 +1,16 @@
 // The ReAct loop: call the model, run the tools it asks for, feed back the results,
 // until it answers or maxSteps model calls have been made. The history it appends to
 // is valid after every return, throw and abort.
-import { abortReason, MaxStepsError } from "../base/index.js";
-import { executeCalls, failed } from "./execute.js";
-import { healHistory } from "../conversation/index.js";
+
 import type { Logger } from "../base/index.js";
-import { addUsage, emptyUsage, type AssistantMessage, type Message, type ToolCall, type ToolResult, } from "../conversation/index.js";
+import { abortReason, MaxStepsError } from "../base/index.js";
 import type { ModelRequest, ModelResponse, ToolChoice } from "../conversation/index.js";
+import { type AssistantMessage, addUsage, emptyUsage, healHistory, type Message, type ToolCall, type ToolResult } from "../conversation/index.js";
 import type { Registry } from "../tools/index.js";
-import type { LoopConfig, PendingCall, RunOptions, RunResult } from "./types.js";
 import { parseJSONArguments } from "../tools/index.js";
+import { executeCalls, failed } from "./execute.js";
 import { plainResult, stepFinish, toolResultEvent } from "./step-finish.js";
+import type { LoopConfig, PendingCall, RunOptions, RunResult } from "./types.js";
 
 const NOT_RUN_OUTPUT = '{"error":"not run: the step limit (maxSteps) was reached"}';
 

@@ -3,7 +3,7 @@
 // file), through the same executeCalls as the model's calls. Nothing is written
 // to history until every answered handler has taken its answer, so a bad answer changes nothing.
 import { InvalidDecisionError } from "../base/index.js";
-import { emptyUsage, type AssistantMessage, type Message, type ToolCall, type ToolResult } from "../conversation/index.js";
+import { type AssistantMessage, emptyUsage, type Message, type ToolCall, type ToolResult } from "../conversation/index.js";
 import { executeCalls, failed } from "./execute.js";
 import { plainResult, toolResultEvent } from "./step-finish.js";
 import type { ExecutedCall, LoopConfig, Plan, PlanDone, Resumed, RunOptions, StepResult, ToolOutcome } from "./types.js";
@@ -59,7 +59,15 @@ export async function runPlan(history: Message[], plan: Plan, cfg: LoopConfig, o
 }
 
 function stepOf(assistant: AssistantMessage, results: ToolResult[]): StepResult {
-  return { type: "step-finish", step: 0, text: assistant.content, toolCalls: assistant.toolCalls!, toolResults: results, finishReason: "tool-calls", usage: emptyUsage() };
+  return {
+    type: "step-finish",
+    step: 0,
+    text: assistant.content,
+    toolCalls: assistant.toolCalls!,
+    toolResults: results,
+    finishReason: "tool-calls",
+    usage: emptyUsage(),
+  };
 }
 
 function refuseBad(ran: ExecutedCall[]): ExecutedCall[] {

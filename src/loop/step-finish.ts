@@ -1,8 +1,8 @@
 // The step-finish event (the StepResult stop conditions and onStepFinish read), made from the
 // step's model response.
+
+import type { ModelResponse, ToolCall, ToolResult } from "../conversation/index.js";
 import type { ExecutedCall, StepResult, StreamEvent, ToolOutcome } from "./types.js";
-import type { ToolCall, ToolResult } from "../conversation/index.js";
-import type { ModelResponse } from "../conversation/index.js";
 
 /** The fields a ModelResponse may have: a response with only these takes the fast path. */
 const RESPONSE_FIELDS = new Set(["text", "toolCalls", "finishReason", "usage", "providerData", "provider"]);

@@ -2,7 +2,19 @@
 // and the one interface suspension() implements (Gate) with the plan it hands a resumed run. Kept apart from loop.ts so stop conditions
 // and step-finish can name them without importing the loop (no cycle, type-only included).
 import type { Logger } from "../base/index.js";
-import type { ContentPart, Delta, FinishReason, Message, PendingCheck, PendingKind, Provider, ToolCall, ToolChoice, ToolResult, Usage } from "../conversation/index.js";
+import type {
+  ContentPart,
+  Delta,
+  FinishReason,
+  Message,
+  PendingCheck,
+  PendingKind,
+  Provider,
+  ToolCall,
+  ToolChoice,
+  ToolResult,
+  Usage,
+} from "../conversation/index.js";
 import type { JSONSchema } from "../schema/index.js";
 import type { Registry, Tool } from "../tools/index.js";
 import type { Extend } from "./invoke.js";
@@ -54,7 +66,7 @@ export interface StepSettings {
 }
 
 /** Runs before each model call; `usage` is the run's total so far. */
-export type PrepareStep = (state: { step: number; history: Message[]; usage: Usage }) => StepSettings | void | Promise<StepSettings | void>;
+export type PrepareStep = (state: { step: number; history: Message[]; usage: Usage }) => StepSettings | undefined | Promise<StepSettings | undefined>;
 
 /** The client options the loop reads on every step (ClientOptions extends this). */
 export interface StepOptions {

@@ -1,4 +1,4 @@
 // The schema layer's index: the rest of toolloop imports this folder through here.
 export * from "./json-schema.js";
-export * from "./schema-walk.js";
 export * from "./schema.js";
+export * from "./schema-walk.js";

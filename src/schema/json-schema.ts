@@ -3,9 +3,9 @@
 // raw schema and the MCP server use it; a program that only uses valibot never loads it.
 import { Validator } from "@cfworker/json-schema";
 import type { ValidationIssue } from "../base/index.js";
+import { isRecord } from "../base/index.js";
 import type { JSONSchema, StandardJSONSchemaLike } from "./schema.js";
 import { escapePointerToken, findInSchema, unescapePointerToken } from "./schema-walk.js";
-import { isRecord } from "../base/index.js";
 
 /** A raw JSON Schema (draft-07 / 2020-12) usable wherever a schema is taken: tool(), ask(). */
 export function jsonSchema<T = unknown>(schema: JSONSchema): StandardJSONSchemaLike<T> {
@@ -62,14 +62,22 @@ const RULES: [test: (v: unknown) => boolean, what: string, keywords: string, ent
   [(v) => Array.isArray(v) && v.length > 0, "a non-empty array of schemas", "allOf anyOf oneOf prefixItems", true],
   [(v) => Number.isFinite(v), "a number", "minimum maximum exclusiveMinimum exclusiveMaximum"],
   [(v) => (v as number) > 0 && Number.isFinite(v), "a number above 0", "multipleOf"],
-  [(v) => Number.isInteger(v) && (v as number) >= 0, "a whole number, 0 or more", "minLength maxLength minItems maxItems minProperties maxProperties minContains maxContains"],
-  [(v) => typeof v == "string", "a string", "title description format $id $ref $anchor $dynamicRef $dynamicAnchor $comment contentMediaType contentEncoding"],
-  [(v) => typeof v == "boolean", "true or false", "uniqueItems readOnly writeOnly deprecated"],
+  [
+    (v) => Number.isInteger(v) && (v as number) >= 0,
+    "a whole number, 0 or more",
+    "minLength maxLength minItems maxItems minProperties maxProperties minContains maxContains",
+  ],
+  [(v) => typeof v === "string", "a string", "title description format $id $ref $anchor $dynamicRef $dynamicAnchor $comment contentMediaType contentEncoding"],
+  [(v) => typeof v === "boolean", "true or false", "uniqueItems readOnly writeOnly deprecated"],
   [Array.isArray, "an array", "enum examples"],
   [isNameList, "an array of distinct property names", "required"],
   [(v) => isRecord(v) && Object.values(v).every(isNameList), "an object whose values are arrays of distinct property names", "dependentRequired"],
   [isPattern, "a regular expression (ECMA-262, as a string)", "pattern"],
-  [(v) => isType(v) || (Array.isArray(v) && v.length > 0 && v.every(isType) && new Set(v).size == v.length), `one of ${TYPES.join(", ")}, or an array of distinct ones`, "type"],
+  [
+    (v) => isType(v) || (Array.isArray(v) && v.length > 0 && v.every(isType) && new Set(v).size === v.length),
+    `one of ${TYPES.join(", ")}, or an array of distinct ones`,
+    "type",
+  ],
 ];
 
 /**
@@ -100,11 +108,11 @@ export function schemaProblem(schema: unknown): string | undefined {
 }
 
 function isSubschema(v: unknown): boolean {
-  return typeof v == "boolean" || isRecord(v);
+  return typeof v === "boolean" || isRecord(v);
 }
 
 function isNameList(v: unknown): boolean {
-  return Array.isArray(v) && v.every((x) => typeof x == "string") && new Set(v).size == v.length;
+  return Array.isArray(v) && v.every((x) => typeof x === "string") && new Set(v).size === v.length;
 }
 
 function isType(v: unknown): boolean {
@@ -114,7 +122,7 @@ function isType(v: unknown): boolean {
 /** Compiled as the validator compiles it (with the u flag); no code is generated. */
 function isPattern(v: unknown): boolean {
   try {
-    return typeof v == "string" && !!new RegExp(v, "u");
+    return typeof v === "string" && !!new RegExp(v, "u");
   } catch {
     return false;
   }

@@ -8,8 +8,7 @@
 // do the work twice, and would put a JSON Schema interpreter in every bundle.
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type * as v from "valibot";
-import { describeError } from "../base/index.js";
-import { InvalidOptionsError, UnsupportedSchemaError, type ValidationIssue } from "../base/index.js";
+import { describeError, InvalidOptionsError, UnsupportedSchemaError, type ValidationIssue } from "../base/index.js";
 import { findInSchema } from "./schema-walk.js";
 
 /** A JSON Schema document (draft-07 / 2020-12 subset the providers accept). */
@@ -34,9 +33,7 @@ export interface StandardJSONSchemaLike<Output = unknown> {
   };
 }
 
-type StandardResult<Output> =
-  | { value: Output; issues?: undefined }
-  | { issues: readonly { message: string; path?: readonly unknown[] | undefined }[] };
+type StandardResult<Output> = { value: Output; issues?: undefined } | { issues: readonly { message: string; path?: readonly unknown[] | undefined }[] };
 
 /** The schema forms tool() and ask() accept. */
 export type SchemaInput = AnyValibot | StandardJSONSchemaLike;
@@ -114,7 +111,12 @@ function fromStandard(schema: StandardJSONSchemaLike, owner: string): Record<str
     // toStandardJsonSchema() takes the ones a plain valibot schema is converted with.
     out = std.jsonSchema.input(std.vendor === "valibot" ? { target: "draft-2020-12", libraryOptions: { ...VALIBOT } } : { target: "draft-2020-12" });
   } catch (err) {
-    throw new UnsupportedSchemaError("toolloop", owner, "", `its schema library (${std.vendor ?? "unknown"}) cannot describe it as JSON Schema: ${describeError(err)}`);
+    throw new UnsupportedSchemaError(
+      "toolloop",
+      owner,
+      "",
+      `its schema library (${std.vendor ?? "unknown"}) cannot describe it as JSON Schema: ${describeError(err)}`,
+    );
   }
   if (typeof out !== "object" || out === null || Array.isArray(out)) {
     throw new UnsupportedSchemaError("toolloop", owner, "", `its schema library (${std.vendor ?? "unknown"}) gave no JSON Schema object`);

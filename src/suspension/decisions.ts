@@ -4,9 +4,9 @@
 // that the loop carries out (loop/plan.ts): which calls run, with what input, and which are
 // answered without running. History is only read here.
 import { InvalidDecisionError, jsonWithin, MAX_ARGUMENT_DEPTH } from "../base/index.js";
-import { checkParts, renderParts, type ContentPart, type Message, type ToolCall, type ToolResult } from "../conversation/index.js";
+import { type ContentPart, checkParts, type Message, renderParts, type ToolCall, type ToolResult } from "../conversation/index.js";
 import { cap, capParts, type Plan, type Resumed } from "../loop/index.js";
-import { toolInput, type Registry } from "../tools/index.js";
+import { type Registry, toolInput } from "../tools/index.js";
 import { waitingCalls } from "./pending.js";
 import type { Signer } from "./sign.js";
 
@@ -18,13 +18,7 @@ export type Decision =
   | { callId: string; output: string | { content: ContentPart[] } };
 
 /** Checks `decisions` as a batch and plans them; throws InvalidDecisionError if any is refused. */
-export async function planDecisions(
-  history: readonly Message[],
-  decisions: unknown,
-  registry: Registry,
-  max: number,
-  sign: Signer | undefined,
-): Promise<Plan> {
+export async function planDecisions(history: readonly Message[], decisions: unknown, registry: Registry, max: number, sign: Signer | undefined): Promise<Plan> {
   if (!Array.isArray(decisions)) throw new InvalidDecisionError("decisions must be an array");
   const open = new Map(waitingCalls(history).map((w) => [w.call.id, w]));
   const results = new Map<string, ToolResult>();

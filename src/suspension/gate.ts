@@ -4,9 +4,9 @@
 // answered yet. What waits is signed where it is made, over the conversation it is made in.
 import { formatIssues, jsonWithin, MAX_RESPONSE_DEPTH } from "../base/index.js";
 import { CANCELLED_OUTPUT, type Message, type PendingState, type ToolCall } from "../conversation/index.js";
-import { askingWith, runOne, thrownText, type ExecuteOptions, type ExecutedCall } from "../loop/index.js";
+import { askingWith, type ExecutedCall, type ExecuteOptions, runOne, thrownText } from "../loop/index.js";
 import { compileValidator, isSchemaInput, toJSONSchema } from "../schema/index.js";
-import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../tools/index.js";
+import { checksInput, type InputRequest, type Tool, type ToolContext, toolInput } from "../tools/index.js";
 import type { Signer } from "./sign.js";
 
 /** Runs `call` through the gate, signing a result that waits (with `sign`, unless unsigned). */

@@ -28,11 +28,16 @@ export function secretProblem(secret: unknown): string | undefined {
   const key = secret as Partial<CryptoKey> | null;
   if (typeof key === "object" && key !== null && key.algorithm) {
     const { name, length } = key.algorithm as HmacKeyAlgorithm;
-    if (name !== "HMAC" || !key.usages?.includes("sign")) return `a CryptoKey for ${name}${name === "HMAC" ? " without the \"sign\" usage" : ""} (an HMAC key that may sign is needed)`;
+    if (name !== "HMAC" || !key.usages?.includes("sign"))
+      return `a CryptoKey for ${name}${name === "HMAC" ? ' without the "sign" usage' : ""} (an HMAC key that may sign is needed)`;
     // The same floor as a string's: 32 bytes (generateKey's HMAC keys have 64).
     return length < MIN_SECRET_LENGTH * 8 ? `an HMAC CryptoKey of ${length} bits (at least ${MIN_SECRET_LENGTH * 8} are needed)` : undefined;
   }
-  return secret === null ? "null" : typeof secret === "object" ? "an object that is not a CryptoKey" : `${typeof secret === "undefined" ? "" : "a "}${typeof secret}`;
+  return secret === null
+    ? "null"
+    : typeof secret === "object"
+      ? "an object that is not a CryptoKey"
+      : `${typeof secret === "undefined" ? "" : "a "}${typeof secret}`;
 }
 
 /**

@@ -7,11 +7,11 @@
 // planned (decisions.ts), and the loop carries the plan out (loop/plan.ts). A new prompt
 // instead answers every waiting call "cancelled: no decision".
 import { checkOptions, InvalidOptionsError, SuspendedError } from "../base/index.js";
-import { runPlan, type Gate } from "../loop/index.js";
+import { type Gate, runPlan } from "../loop/index.js";
 import { planDecisions } from "./decisions.js";
 import { gateRun } from "./gate.js";
 import { cancelPending, checkPending, pendingCalls } from "./pending.js";
-import { createSigner, secretError, secretProblem, type Signer } from "./sign.js";
+import { createSigner, type Signer, secretError, secretProblem } from "./sign.js";
 
 /**
  * Signed (`{ secret }`) or, said out loud, unsigned (`{ unsigned: true }`). No default: a secret

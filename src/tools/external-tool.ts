@@ -1,11 +1,9 @@
 // externalTool(): a tool the loop never runs itself. Its calls suspend the run, and the
 // output arrives as a decision ({ callId, output }): a tool in the user's browser while the
 // loop runs on a server, a person, another service.
-import { InvalidToolError } from "../base/index.js";
-import { schemaProblem } from "../schema/index.js";
-import { checkOptions } from "../base/index.js";
+import { checkOptions, InvalidToolError } from "../base/index.js";
+import { isSchemaInput, type JSONSchema, type SchemaInput, schemaProblem, toJSONSchema } from "../schema/index.js";
 import { checkDescription } from "./describe.js";
-import { isSchemaInput, toJSONSchema, type JSONSchema, type SchemaInput } from "../schema/index.js";
 import type { Tool } from "./tool.js";
 
 export interface ExternalToolOptions {

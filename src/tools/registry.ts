@@ -30,7 +30,8 @@ export function createRegistry(tools: readonly Tool[]): Registry {
     checkDescription(t.name, t.description);
     // 0, a negative number or NaN would silently mean no timeout at all.
     const ms = t.timeout;
-    if (ms !== undefined && !(typeof ms == "number" && ms > 0 && ms < Infinity)) throw new InvalidToolError(`tool "${t.name}": timeout must be a positive number of ms`);
+    if (ms !== undefined && !(typeof ms === "number" && ms > 0 && ms < Infinity))
+      throw new InvalidToolError(`tool "${t.name}": timeout must be a positive number of ms`);
     const key = t.name.toLowerCase();
     const seen = original.get(key);
     if (seen !== undefined) throw new ToolNameCollisionError(seen, t.name);
@@ -47,7 +48,6 @@ export function createRegistry(tools: readonly Tool[]): Registry {
   }
   return { tools: map, specs, webSearch };
 }
-
 
 /**
  * The marker tool for the provider's native web search (Claude web_search_20250305,

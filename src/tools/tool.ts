@@ -1,16 +1,24 @@
 // The tool contract. A Tool is a name, a description, a JSON Schema and a string-to-string
 // call; tool() and jsonTool() build one from a typed `run`, with `call` as the thin JSON
 // adapter: cleanJSON -> JSON.parse -> validate -> run -> string.
-import { formatIssues } from "../base/index.js";
+
 import type * as v from "valibot";
-import { parseJSONArguments } from "./clean-json.js";
-import { FailedUnmarshalInputError, InvalidToolError } from "../base/index.js";
 import type { Logger } from "../base/index.js";
+import { checkOptions, FailedUnmarshalInputError, formatIssues, InvalidToolError } from "../base/index.js";
 import type { ContentPart } from "../conversation/index.js";
-import { jsonSchema, schemaProblem } from "../schema/index.js";
-import { checkOptions } from "../base/index.js";
+import {
+  compileValidator,
+  isSchemaInput,
+  type JSONSchema,
+  jsonSchema,
+  type SchemaInput,
+  schemaProblem,
+  toJSONSchema,
+  type ValidateFn,
+  type ValidateResult,
+} from "../schema/index.js";
+import { parseJSONArguments } from "./clean-json.js";
 import { checkDescription } from "./describe.js";
-import { compileValidator, isSchemaInput, toJSONSchema, type JSONSchema, type SchemaInput, type ValidateFn, type ValidateResult } from "../schema/index.js";
 
 /** What a handler asks the person (or app) for; the run suspends until it is answered. */
 export interface InputRequest {

@@ -98,7 +98,8 @@ it("every relative link and #anchor in README.md, DESIGN.md, docs/, the examples
         else if (!existsSync(resolved)) problems.push(`${where}: ${relative(root, resolved).split(sep).join("/")} does not exist`);
         else if (anchor !== undefined) {
           if (statSync(resolved).isDirectory() || !resolved.endsWith(".md")) problems.push(`${where}: an anchor on a file that is not markdown`);
-          else if (!anchorsOf(resolved).has(anchor)) problems.push(`${where}: no heading in ${relative(root, resolved).split(sep).join("/")} has the anchor #${anchor}`);
+          else if (!anchorsOf(resolved).has(anchor))
+            problems.push(`${where}: no heading in ${relative(root, resolved).split(sep).join("/")} has the anchor #${anchor}`);
         }
       }
     }

@@ -78,9 +78,7 @@ function hits(code: string, needle: string): string[] {
 /** The globals and imports the checker finds in a bundle. */
 async function findings(file: string | { contents: string }, target: keyof typeof TARGETS) {
   const { code, imports } = await bundleEntry(file, target);
-  const globals = Object.fromEntries(
-    FORBIDDEN_GLOBALS.map((g) => [g, hits(code, marker(g))] as const).filter(([, h]) => h.length > 0),
-  );
+  const globals = Object.fromEntries(FORBIDDEN_GLOBALS.map((g) => [g, hits(code, marker(g))] as const).filter(([, h]) => h.length > 0));
   return { imports, globals, nodeText: hits(code, "node:") };
 }
 

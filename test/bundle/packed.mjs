@@ -2,7 +2,7 @@
 // Run by the "package" suite of `npm test` (scripts/suites.mjs) after publint and attw;
 // also runnable alone: node test/bundle/packed.mjs path/to/toolloop-x.y.z.tgz
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, posix, resolve } from "node:path";
 
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
@@ -26,7 +26,11 @@ export async function checkPacked(file, { tmp = join(root, ".tmp"), env = proces
       console.log(`  ok    ${name}`);
     } catch (err) {
       failed++;
-      console.log(`  FAIL  ${name}\n        ${String(err?.message ?? err).split("\n").join("\n        ")}`);
+      console.log(
+        `  FAIL  ${name}\n        ${String(err?.message ?? err)
+          .split("\n")
+          .join("\n        ")}`,
+      );
     }
   };
   const assert = (cond, message) => {
@@ -56,7 +60,11 @@ export async function checkPacked(file, { tmp = join(root, ".tmp"), env = proces
       const map = JSON.parse(readFileSync(join(pkgDir, `${f}.map`), "utf8"));
       // An entry that only re-exports chunks (dist/http.cjs) maps no source of its own.
       const own = Array.isArray(map.sources) && map.sources.length > 0;
-      assert(!own || (Array.isArray(map.sourcesContent) && map.sourcesContent.length === map.sources.length && map.sourcesContent.every((s) => typeof s === "string")), `${f}.map has no sourcesContent`);
+      assert(
+        !own ||
+          (Array.isArray(map.sourcesContent) && map.sourcesContent.length === map.sources.length && map.sourcesContent.every((s) => typeof s === "string")),
+        `${f}.map has no sourcesContent`,
+      );
       assert(readFileSync(join(pkgDir, f), "utf8").includes(`sourceMappingURL=${posix.basename(f)}.map`), `${f} does not point at its map`);
     }
   });
@@ -110,7 +118,7 @@ if (typeof createClient !== "function" || typeof tool !== "function" || typeof s
     // app that links a checkout (the examples' file:../..) sees every warning.
     const { build } = await import("esbuild");
     for (const [k, target] of Object.entries(manifest.exports)) {
-      const file = typeof target === "string" ? target : target.import?.default ?? target.import ?? target.default;
+      const file = typeof target === "string" ? target : (target.import?.default ?? target.import ?? target.default);
       if (k === "./package.json" || typeof file !== "string") continue;
       const r = await build({
         stdin: { contents: `import * as m from ${JSON.stringify(join(pkgDir, file))}; console.log(Object.keys(m).length);`, resolveDir: pkgDir, loader: "js" },

@@ -104,9 +104,14 @@ function readBlocks(file: string, markdown: string, problems: string[]): Block[]
         const [, kind, rest = ""] = marker;
         const where = `${file}:${m + 1}`;
         if (kind === "ts-prelude" && /^:\s*\S/.test(rest)) {
-          for (const name of rest.slice(rest.indexOf(":") + 1).split(",").map((n) => n.trim()).filter(Boolean)) {
+          for (const name of rest
+            .slice(rest.indexOf(":") + 1)
+            .split(",")
+            .map((n) => n.trim())
+            .filter(Boolean)) {
             if (!(name in PRELUDES)) problems.push(`${where}: unknown prelude "${name}" (add it to PRELUDES in test/bundle/readme-snippets.test.ts)`);
-            else if (!new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(block.code)) problems.push(`${where}: prelude "${name}" is not used by the block below`);
+            else if (!new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(block.code))
+              problems.push(`${where}: prelude "${name}" is not used by the block below`);
             else block.prelude.push(name);
           }
         } else if (kind === "ts-expect-error" && /^\s+(TS\d+\s*)+:\s*\S/.test(rest)) {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { claudeLocal } from "../../adapters/claude-local/index.js";
 import { createClient, isToolloopError, StructuredOutputError } from "../../src/index.js";
 import { FAKE_CLAUDE, fakeSession } from "./fake.js";

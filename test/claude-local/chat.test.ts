@@ -1,8 +1,8 @@
 import { delimiter } from "node:path";
-import { describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../../src/base/errors.js";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { claudeLocal } from "../../adapters/claude-local/index.js";
+import { InvalidOptionsError } from "../../src/base/errors.js";
 import { createClient, isToolloopError, tool, webSearch } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop/index.js";
 import { FAKE_CLAUDE, FAKE_DIR, fakeSession } from "./fake.js";
@@ -68,9 +68,7 @@ describe("claudeLocal: chat", () => {
     process.env.FAKE_CLAUDE_INHERITED = "yes";
     try {
       await createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }) }).chat("a");
-      await createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: { ...fake.env, FAKE_CLAUDE_INHERITED: undefined } }) }).chat(
-        "b",
-      );
+      await createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: { ...fake.env, FAKE_CLAUDE_INHERITED: undefined } }) }).chat("b");
     } finally {
       delete process.env.FAKE_CLAUDE_INHERITED;
     }
@@ -81,7 +79,16 @@ describe("claudeLocal: chat", () => {
 
   it("maps the result's usage as toolloop/claude does (the whole prompt as input, cache reads and writes also apart)", async () => {
     const fake = fakeSession([
-      { text: "x", usage: { input_tokens: 3, cache_creation_input_tokens: 10, cache_read_input_tokens: 100, output_tokens: 4, server_tool_use: { web_search_requests: 2 } } },
+      {
+        text: "x",
+        usage: {
+          input_tokens: 3,
+          cache_creation_input_tokens: 10,
+          cache_read_input_tokens: 100,
+          output_tokens: 4,
+          server_tool_use: { web_search_requests: 2 },
+        },
+      },
     ]);
     const client = createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }) });
     await client.chat("usage please");
@@ -102,7 +109,9 @@ describe("claudeLocal: chat", () => {
     await client.chat("My name is Ada.");
     expect(await client.chat("What is my name?")).toBe("Your name is Ada.");
     const second = fake.invocations()[1]!.stdin;
-    expect(second).toContain("<conversation_history>\n<user>\nMy name is Ada.\n</user>\n<assistant>\nNice to meet you, Ada.\n</assistant>\n</conversation_history>");
+    expect(second).toContain(
+      "<conversation_history>\n<user>\nMy name is Ada.\n</user>\n<assistant>\nNice to meet you, Ada.\n</assistant>\n</conversation_history>",
+    );
     // The new question comes last, outside the history block, as the request itself.
     expect(second.endsWith("\n\nWhat is my name?")).toBe(true);
     expect(second.indexOf("My name is Ada.")).toBeLessThan(second.indexOf("Nice to meet you"));

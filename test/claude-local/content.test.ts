@@ -3,15 +3,20 @@
 // media in the history goes as its text rendering.
 import { describe, expect, it } from "vitest";
 import { claudeLocal } from "../../adapters/claude-local/index.js";
-import { createClient, isToolloopError, type Message } from "../../src/index.js";
 import type { UnsupportedContentError } from "../../src/base/errors.js";
+import { createClient, isToolloopError, type Message } from "../../src/index.js";
 import { FAKE_CLAUDE, fakeSession } from "./fake.js";
 
 describe("claudeLocal: content parts", () => {
   it("text parts become the prompt text", async () => {
     const fake = fakeSession(["ok"]);
     const client = createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }) });
-    expect(await client.chat([{ type: "text", text: "first" }, { type: "text", text: "second" }])).toBe("ok");
+    expect(
+      await client.chat([
+        { type: "text", text: "first" },
+        { type: "text", text: "second" },
+      ]),
+    ).toBe("ok");
     expect(fake.invocations()[0]!.stdin).toBe("first\nsecond");
   });
 
@@ -38,12 +43,22 @@ describe("claudeLocal: content parts", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "shot", arguments: "{}" }] },
       {
         role: "tool",
-        results: [{ callId: "c1", name: "shot", output: "[image image/png]", isError: false, content: [{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] }],
+        results: [
+          {
+            callId: "c1",
+            name: "shot",
+            output: "[image image/png]",
+            isError: false,
+            content: [{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }],
+          },
+        ],
       },
       { role: "assistant", content: "A screenshot." },
     ];
     const client = createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env }), history });
     expect(await client.chat("and now?")).toBe("Still a screenshot.");
-    expect(fake.invocations()[0]!.stdin).toContain('<tool_result name="shot">[image image/png] (media not sent: the Claude Code CLI takes text only)</tool_result>');
+    expect(fake.invocations()[0]!.stdin).toContain(
+      '<tool_result name="shot">[image image/png] (media not sent: the Claude Code CLI takes text only)</tool_result>',
+    );
   });
 });

@@ -2,12 +2,13 @@
 // breakpoints go, the 4-breakpoint limit (counting the caller's own), "off" and the 1-hour
 // TTL, byte-identical tools and system from step to step and across setTools of the same
 // set, and usage that reports what the cache served.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
-import { createClient, isToolloopError, tool, type Message } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ClaudeOptions, claude } from "../../adapters/claude/index.js";
+import { createClient, isToolloopError, type Message, tool } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop/index.js";
-import { createPromptCache, startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
+import { type ClaudeMock, createPromptCache, type MockTurn, startClaudeMock, validateRequest } from "../mock/claude.js";
 import { specValidator } from "./helpers.js";
 
 const mocks: ClaudeMock[] = [];
@@ -28,7 +29,12 @@ const makeTools = () => [
 const SYSTEM = "You are a weather assistant. Use the tools. ".repeat(40);
 const steps: MockTurn[] = [
   { toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] },
-  { toolCalls: [{ name: "get_time", input: { city: "Paris" } }, { name: "get_weather", input: { city: "Rome" } }] },
+  {
+    toolCalls: [
+      { name: "get_time", input: { city: "Paris" } },
+      { name: "get_weather", input: { city: "Rome" } },
+    ],
+  },
   { text: "Paris 21°C at noon, Rome 21°C." },
 ];
 
@@ -77,7 +83,17 @@ describe("breakpoint placement (cache: auto, the default)", () => {
     const { mock, provider } = await setup([{ text: "x" }]);
     const history: Message[] = [
       { role: "user", content: "q" },
-      { role: "assistant", content: "a", providerData: { provider: "claude", value: [{ type: "text", text: "a" }, { type: "thinking", thinking: "t", signature: "s" }] } },
+      {
+        role: "assistant",
+        content: "a",
+        providerData: {
+          provider: "claude",
+          value: [
+            { type: "text", text: "a" },
+            { type: "thinking", thinking: "t", signature: "s" },
+          ],
+        },
+      },
     ];
     const r = await provider.generate({ messages: history, tools: [], webSearch: false });
     expect(r.text).toBe("x");
@@ -86,8 +102,7 @@ describe("breakpoint placement (cache: auto, the default)", () => {
 });
 
 describe("the 4-breakpoint limit counts the caller's own", () => {
-  const stored = (n: number) =>
-    Array.from({ length: n }, (_, i) => ({ type: "text", text: `part ${i}`, cache_control: { type: "ephemeral" } }));
+  const stored = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "text", text: `part ${i}`, cache_control: { type: "ephemeral" } }));
   for (const own of [1, 2, 3, 4]) {
     it(`${own} breakpoint(s) already in a replayed turn: the adapter adds at most ${4 - own}`, async () => {
       const { mock, provider } = await setup([{ text: "ok" }]);
@@ -106,7 +121,11 @@ describe("the 4-breakpoint limit counts the caller's own", () => {
 
   it("the mock refuses a fifth breakpoint and a 1h one after a 5m one (the checks are real)", () => {
     const cc = { type: "ephemeral" };
-    const five = { model: "m", max_tokens: 1, messages: [{ role: "user", content: Array.from({ length: 5 }, (_, i) => ({ type: "text", text: `t${i}`, cache_control: cc })) }] };
+    const five = {
+      model: "m",
+      max_tokens: 1,
+      messages: [{ role: "user", content: Array.from({ length: 5 }, (_, i) => ({ type: "text", text: `t${i}`, cache_control: cc })) }],
+    };
     expect(validateRequest(five)).toBe("A maximum of 4 blocks with cache_control may be provided. Found 5.");
     const order = {
       model: "m",
@@ -204,7 +223,10 @@ describe("usage from the caching-aware mock", () => {
     const user = (text: string, mark: boolean) => ({ role: "user", content: [{ type: "text", text, ...(mark ? { cache_control: cc } : {}) }] });
     const first = cache.usage({ model: "m", messages: [user("a".repeat(400), true)] });
     expect(first.cache_read_input_tokens).toBe(0);
-    const second = cache.usage({ model: "m", messages: [user("a".repeat(400), false), { role: "assistant", content: [{ type: "text", text: "b" }] }, user("c", true)] });
+    const second = cache.usage({
+      model: "m",
+      messages: [user("a".repeat(400), false), { role: "assistant", content: [{ type: "text", text: "b" }] }, user("c", true)],
+    });
     expect(second.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
     const changed = cache.usage({ model: "m", messages: [user("A" + "a".repeat(399), true)] });
     expect(changed.cache_read_input_tokens).toBe(0);
@@ -235,10 +257,7 @@ describe("a 20-step loop", () => {
 describe("reasoning-delta from thinking", () => {
   it("thinking_delta streams as reasoning-delta; the thinking block and its signature still round-trip", async () => {
     const { mock, provider } = await setup(
-      [
-        { thinking: "Paris first, then answer.", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] },
-        { text: "21°C." },
-      ],
+      [{ thinking: "Paris first, then answer.", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] }, { text: "21°C." }],
       { thinking: { budgetTokens: 1024 }, maxTokens: 2048 },
     );
     const client = createClient({ provider, tools: makeTools() });

@@ -2,15 +2,16 @@
 // API does): each part type in a user turn and inside a tool result, in chat and stream,
 // then the history saved as JSON and resumed by a new client; what the API does not list
 // fails before anything is sent.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, isToolloopError, suspension, tool, type Message } from "../../src/index.js";
 import type { UnsupportedContentError } from "../../src/base/errors.js";
 import type { ContentPart } from "../../src/conversation/messages.js";
+import { createClient, isToolloopError, type Message, suspension, tool } from "../../src/index.js";
 import { toolOutput } from "../../src/tools/tool.js";
+import { type ClaudeMock, type MockTurn, startClaudeMock, validateRequest } from "../mock/claude.js";
 import { specValidator } from "./helpers.js";
-import { startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
@@ -25,8 +26,16 @@ const NOTES = "Notes: the meeting moved to Tuesday. Ünïcode stays.";
 
 /** Each part type and the block the API should receive for it. */
 const CASES: { name: string; part: ContentPart; block: Record<string, unknown> }[] = [
-  { name: "image (base64 png)", part: { type: "image", mediaType: "image/png", data: PNG }, block: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } } },
-  { name: "image (https url)", part: { type: "image", url: "https://example.com/cat.webp" }, block: { type: "image", source: { type: "url", url: "https://example.com/cat.webp" } } },
+  {
+    name: "image (base64 png)",
+    part: { type: "image", mediaType: "image/png", data: PNG },
+    block: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+  },
+  {
+    name: "image (https url)",
+    part: { type: "image", url: "https://example.com/cat.webp" },
+    block: { type: "image", source: { type: "url", url: "https://example.com/cat.webp" } },
+  },
   {
     name: "image (data: url)",
     part: { type: "image", url: `data:image/jpeg;base64,${JPEG}` },
@@ -161,7 +170,12 @@ describe("what Claude cannot take fails before sending", () => {
 
   it("inside a tool result such a part goes as text (what it was, why it was not sent): the run goes on", async () => {
     const { mock, provider } = await setup([{ toolCalls: [{ id: "toolu_bad", name: "bad", input: {} }] }, { text: "an icon I cannot see" }]);
-    const bad = tool({ name: "bad", description: "x", input: v.object({}), run: () => toolOutput([{ type: "image", mediaType: "image/x-icon", data: "AAA=" }]) });
+    const bad = tool({
+      name: "bad",
+      description: "x",
+      input: v.object({}),
+      run: () => toolOutput([{ type: "image", mediaType: "image/x-icon", data: "AAA=" }]),
+    });
     const client = createClient({ provider, tools: [bad] });
     expect(await client.chat("go")).toBe("an icon I cannot see");
     expect(mock.requests).toHaveLength(2);
@@ -178,7 +192,12 @@ describe("a refused prompt loses nothing", () => {
     const { mock, provider } = await setup([{ text: "fine" }]);
     const client = createClient({ provider });
     const before = client.history;
-    const err = await client.chat([{ type: "text", text: "look" }, { type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);
+    const err = await client
+      .chat([
+        { type: "text", text: "look" },
+        { type: "image", mediaType: "image/bmp", data: "Qk0=" },
+      ])
+      .catch((e: unknown) => e);
     expect(isToolloopError(err, "unsupported_content")).toBe(true);
     expect(client.history).toEqual(before);
     expect(mock.requests).toHaveLength(0);
@@ -193,7 +212,12 @@ describe("a refused prompt loses nothing", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "toolu_w", name: "get_weather", arguments: "{}" }] },
     ];
     const client = createClient({ provider, history: saved });
-    const err = await client.chat([{ type: "text", text: "look" }, { type: "image", mediaType: "image/bmp", data: "Qk0=" }]).catch((e: unknown) => e);
+    const err = await client
+      .chat([
+        { type: "text", text: "look" },
+        { type: "image", mediaType: "image/bmp", data: "Qk0=" },
+      ])
+      .catch((e: unknown) => e);
     expect(isToolloopError(err, "unsupported_content")).toBe(true);
     // The repair (a cancelled result for the cut call) may stay; the refused prompt may not.
     expect(JSON.stringify(client.history)).not.toContain("image/bmp");
@@ -225,18 +249,36 @@ describe("the mock checks blocks as the API does (so the tests above can fail)",
   const request = (content: unknown[], role = "user") => ({
     model: "m",
     max_tokens: 1,
-    messages: role === "user" ? [{ role, content }] : [{ role: "user", content: "hi" }, { role, content }],
+    messages:
+      role === "user"
+        ? [{ role, content }]
+        : [
+            { role: "user", content: "hi" },
+            { role, content },
+          ],
   });
   it("an unlisted media type, bad base64, data that is not the stated type, a PDF that is not one", () => {
-    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/bmp", data: PNG } }]))).toMatch(/media_type: Input should be 'image\/jpeg'/);
+    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/bmp", data: PNG } }]))).toMatch(
+      /media_type: Input should be 'image\/jpeg'/,
+    );
     expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/png", data: "not base64!" } }]))).toMatch(/Invalid base64/);
-    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/png", data: JPEG } }]))).toMatch(/appears to be a image\/jpeg image/);
-    expect(validateRequest(request([{ type: "document", source: { type: "base64", media_type: "application/pdf", data: PNG } }]))).toMatch(/PDF specified was not valid/);
-    expect(validateRequest(request([{ type: "document", source: { type: "base64", media_type: "text/plain", data: PDF } }]))).toMatch(/Input should be 'application\/pdf'/);
+    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/png", data: JPEG } }]))).toMatch(
+      /appears to be a image\/jpeg image/,
+    );
+    expect(validateRequest(request([{ type: "document", source: { type: "base64", media_type: "application/pdf", data: PNG } }]))).toMatch(
+      /PDF specified was not valid/,
+    );
+    expect(validateRequest(request([{ type: "document", source: { type: "base64", media_type: "text/plain", data: PDF } }]))).toMatch(
+      /Input should be 'application\/pdf'/,
+    );
   });
   it("an image or document block in an assistant turn, or an unknown block in a tool result", () => {
-    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }], "assistant"))).toMatch(/not supported in assistant messages/);
-    expect(validateRequest(request([{ type: "document", source: { type: "url", url: "https://x/a.pdf" } }], "assistant"))).toMatch(/not supported in assistant messages/);
+    expect(validateRequest(request([{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }], "assistant"))).toMatch(
+      /not supported in assistant messages/,
+    );
+    expect(validateRequest(request([{ type: "document", source: { type: "url", url: "https://x/a.pdf" } }], "assistant"))).toMatch(
+      /not supported in assistant messages/,
+    );
     const messages = [
       { role: "user", content: "go" },
       { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "x", input: {} }] },

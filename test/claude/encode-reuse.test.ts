@@ -30,11 +30,7 @@ describe("assistant turns encoded once", () => {
   });
 
   it("a reused turn whose id a newer turn took first is encoded again (renamed as without reuse)", () => {
-    const history: Message[] = [
-      { role: "user", content: "go" },
-      { role: "assistant", content: "", toolCalls: [call("call_0", 1)] },
-      result("call_0", "a"),
-    ];
+    const history: Message[] = [{ role: "user", content: "go" }, { role: "assistant", content: "", toolCalls: [call("call_0", 1)] }, result("call_0", "a")];
     toWireMessages(history); // turn 1 encoded with wire id call_0
     // the same message object, now after a turn that takes call_0
     const reordered: Message[] = [
@@ -56,7 +52,13 @@ describe("assistant turns encoded once", () => {
     toWireMessages(history);
     turn.toolCalls = [call("a", 2)];
     expect(toWireMessages(history)).toEqual(fresh(history));
-    turn.providerData = { provider: "claude", value: [{ type: "text", text: "said" }, { type: "tool_use", id: "a", name: "echo", input: { n: 3 } }] };
+    turn.providerData = {
+      provider: "claude",
+      value: [
+        { type: "text", text: "said" },
+        { type: "tool_use", id: "a", name: "echo", input: { n: 3 } },
+      ],
+    };
     expect(toWireMessages(history)).toEqual(fresh(history));
     turn.content = "changed";
     turn.providerData = undefined;

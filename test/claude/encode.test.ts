@@ -1,11 +1,11 @@
 // Unit tests of the pure parts: history → messages, the output schema transform, the tool
 // schema check, the finish-reason and usage mapping, and the stream decoder's edge cases.
 import { describe, expect, it } from "vitest";
-import { checkTools } from "../../adapters/claude/schema-check.js";
-import { toOutputSchema } from "../../adapters/claude/output-schema.js";
-import { encodeRequest, toWireMessages, type BodySettings } from "../../adapters/claude/encode.js";
-import { finishReason, toUsage } from "../../adapters/claude/usage.js";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
+import { type BodySettings, encodeRequest, toWireMessages } from "../../adapters/claude/encode.js";
+import { toOutputSchema } from "../../adapters/claude/output-schema.js";
+import { checkTools } from "../../adapters/claude/schema-check.js";
+import { finishReason, toUsage } from "../../adapters/claude/usage.js";
 import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
 import type { Message } from "../../src/conversation/messages.js";
 import type { Delta } from "../../src/conversation/provider.js";
@@ -73,14 +73,35 @@ describe("history → messages", () => {
       { role: "user", content: "" },
       { role: "user", content: "B" },
     ]);
-    expect(messages).toEqual([{ role: "user", content: [{ type: "text", text: "A" }, { type: "text", text: "B" }] }]);
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "A" },
+          { type: "text", text: "B" },
+        ],
+      },
+    ]);
   });
 
   it("an empty error result still has content (the API refuses it empty); an empty success has none", () => {
     const messages = toWireMessages([
       { role: "user", content: "Go" },
-      { role: "assistant", content: "", toolCalls: [{ id: "a", name: "t", arguments: "{}" }, { id: "b", name: "t", arguments: "{}" }] },
-      { role: "tool", results: [{ callId: "a", name: "t", output: "", isError: true }, { callId: "b", name: "t", output: "", isError: false }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "a", name: "t", arguments: "{}" },
+          { id: "b", name: "t", arguments: "{}" },
+        ],
+      },
+      {
+        role: "tool",
+        results: [
+          { callId: "a", name: "t", output: "", isError: true },
+          { callId: "b", name: "t", output: "", isError: false },
+        ],
+      },
     ]);
     expect(messages[2]!.content).toEqual([
       { type: "tool_result", tool_use_id: "a", content: "error", is_error: true },
@@ -126,7 +147,10 @@ describe("history → messages", () => {
       },
       { role: "tool", results: [{ callId: "toolu_x", name: "t", output: "ok", isError: false }] },
     ]);
-    expect(messages[1]!.content).toEqual([{ type: "text", text: "Sure." }, { type: "tool_use", id: "toolu_x", name: "t", input: { k: true } }]);
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "Sure." },
+      { type: "tool_use", id: "toolu_x", name: "t", input: { k: true } },
+    ]);
   });
 
   it("another provider's providerData is ignored, and its call ids are made valid for both sides", () => {
@@ -140,7 +164,10 @@ describe("history → messages", () => {
       },
       { role: "tool", results: [{ callId: "call:abc/1", name: "t", output: "ok", isError: false }] },
     ]);
-    expect(messages[1]!.content).toEqual([{ type: "text", text: "Working." }, { type: "tool_use", id: "call_abc_1", name: "t", input: {} }]);
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "Working." },
+      { type: "tool_use", id: "call_abc_1", name: "t", input: {} },
+    ]);
     expect(messages[2]!.content[0]).toMatchObject({ tool_use_id: "call_abc_1" });
     expect(validateRequest({ model: "m", max_tokens: 1, messages })).toBeUndefined();
   });
@@ -226,9 +253,9 @@ describe("checkTools", () => {
 
 describe("finish reasons and usage", () => {
   it("maps every stop_reason", () => {
-    expect(["end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn", undefined].map(finishReason)).toEqual(
-      ["stop", "stop", "tool-calls", "length", "length", "content-filter", "other", "other"],
-    );
+    expect(
+      ["end_turn", "stop_sequence", "tool_use", "max_tokens", "model_context_window_exceeded", "refusal", "pause_turn", undefined].map(finishReason),
+    ).toEqual(["stop", "stop", "tool-calls", "length", "length", "content-filter", "other", "other"]);
   });
 
   it("counts the whole prompt as input: uncached + cache writes + cache reads, each cached part also alone", () => {
@@ -245,8 +272,15 @@ describe("finish reasons and usage", () => {
       cacheReadTokens: 0,
       cacheWriteTokens: 2091,
     });
-    expect(toUsage({ input_tokens: 4, output_tokens: 100, output_tokens_details: { thinking_tokens: 60 } })).toEqual({ inputTokens: 4, outputTokens: 100, reasoningTokens: 60 });
-    expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null, output_tokens_details: null })).toEqual({ inputTokens: 0, outputTokens: 0 });
+    expect(toUsage({ input_tokens: 4, output_tokens: 100, output_tokens_details: { thinking_tokens: 60 } })).toEqual({
+      inputTokens: 4,
+      outputTokens: 100,
+      reasoningTokens: 60,
+    });
+    expect(toUsage({ input_tokens: null, cache_read_input_tokens: null, server_tool_use: null, output_tokens_details: null })).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+    });
   });
 });
 

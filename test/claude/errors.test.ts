@@ -2,12 +2,11 @@
 // the API's error type, request id), retries follow the server's retry-after hints, and
 // the API key never shows up in anything an error or the provider exposes.
 import { afterEach, describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../../src/base/errors.js";
-import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
-import { createClient } from "../../src/index.js";
-import { isToolloopError, type ProviderError, type StreamError } from "../../src/base/errors.js";
+import { type ClaudeOptions, claude } from "../../adapters/claude/index.js";
+import { InvalidOptionsError, isToolloopError, type ProviderError, type StreamError } from "../../src/base/errors.js";
 import type { ModelRequest } from "../../src/conversation/provider.js";
-import { errorBody, messageEvents, startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
+import { createClient } from "../../src/index.js";
+import { type ClaudeMock, errorBody, type MockTurn, messageEvents, startClaudeMock } from "../mock/claude.js";
 
 const KEY = "sk-ant-api03-SECRETSECRET-0123456789";
 const MODEL = "claude-haiku-4-5";
@@ -91,9 +90,7 @@ describe("claude: HTTP errors", () => {
 
   it("the mock's own validation errors come back typed (a bad tool schema)", async () => {
     const { mock, provider } = await setup([], { maxRetries: 0 });
-    const err = await failure(
-      provider.generate({ ...ask(), tools: [{ name: "bad", description: "", parameters: { type: "array" } }] }),
-    );
+    const err = await failure(provider.generate({ ...ask(), tools: [{ name: "bad", description: "", parameters: { type: "array" } }] }));
     expect(err.status).toBe(400);
     expect(err.type).toBe("invalid_request_error");
     expect(err.message).toContain("tools.0.custom.input_schema.type: Input should be 'object'");
@@ -104,7 +101,11 @@ describe("claude: HTTP errors", () => {
 describe("claude: retries", () => {
   it("retries 429 and 529, honouring retry-after-ms and retry-after", async () => {
     const { mock, provider } = await setup([{ text: "finally" }], { maxRetries: 3 });
-    mock.enqueue({ status: 429, headers: { "retry-after-ms": "5" }, body: errorBody("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit") });
+    mock.enqueue({
+      status: 429,
+      headers: { "retry-after-ms": "5" },
+      body: errorBody("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"),
+    });
     mock.enqueue({ status: 529, headers: { "retry-after": "0.01" }, body: errorBody("overloaded_error", "Overloaded") });
     const r = await provider.generate(ask());
     expect(r.text).toBe("finally");
@@ -206,7 +207,11 @@ describe("claude: stream failures", () => {
     mock.enqueue({ sse: [...start, 'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"Internal server error"}}\n\n'] });
     const client = createClient({ provider });
     const stream = client.stream("Hi");
-    await expect((async () => { for await (const _ of stream) void _; })()).rejects.toMatchObject({ type: "api_error" });
+    await expect(
+      (async () => {
+        for await (const _ of stream) void _;
+      })(),
+    ).rejects.toMatchObject({ type: "api_error" });
     expect(client.history).toEqual([{ role: "user", content: "Hi" }]);
     expect(await client.chat("Hello?")).toBe("Back again.");
     expect(mock.requests[1]!.body.messages).toHaveLength(1);

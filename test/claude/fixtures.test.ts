@@ -4,12 +4,13 @@
 // decoded result is asserted exactly: text, tool calls with their argument strings,
 // finish reason, usage and the providerData content.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claude } from "../../adapters/claude/index.js";
 import { toModelResponse } from "../../adapters/claude/decode.js";
-import type { Delta, FinishReason, ModelResponse } from "../../src/conversation/provider.js";
-import type { ToolCall, Usage } from "../../src/conversation/messages.js";
+import { claude } from "../../adapters/claude/index.js";
 import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import type { ToolCall, Usage } from "../../src/conversation/messages.js";
+import type { Delta, FinishReason, ModelResponse } from "../../src/conversation/provider.js";
+import paiRequests from "../fixtures/claude/pai-requests.json" with { type: "json" };
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
 import {
   chunkLines,
   decodePieces,
@@ -23,7 +24,6 @@ import {
   splitStreams,
   sseData,
 } from "./helpers.js";
-import paiRequests from "../fixtures/claude/pai-requests.json" with { type: "json" };
 
 interface Expect {
   text: string | { start: string; length: number };
@@ -174,7 +174,13 @@ const streamed: Record<string, Expect[]> = {
     },
   ],
   "vercel-ai/synthetic/anthropic-refusal.chunks.txt": [
-    { text: "", toolCalls: [], finishReason: "content-filter", usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, blocks: [] },
+    {
+      text: "",
+      toolCalls: [],
+      finishReason: "content-filter",
+      usage: { inputTokens: 18, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      blocks: [],
+    },
   ],
   "vercel-ai/synthetic/duplicate-message-start.chunks.txt": [
     { text: "Hello, World!", toolCalls: [], finishReason: "stop", usage: { inputTokens: 17, outputTokens: 227 }, blocks: ["text"] },

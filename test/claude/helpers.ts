@@ -3,13 +3,13 @@
 // random places, and an independent (deliberately naive) reconstruction of a streamed
 // message to check the decoder against.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
-import { createSSEParser } from "../../src/http/sse.js";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import type { Turn } from "../../adapters/claude/wire.js";
 import type { Delta } from "../../src/conversation/provider.js";
+import { createSSEParser } from "../../src/http/sse.js";
 
 export const FIXTURES = fileURLToPath(new URL("../fixtures/recorded/anthropic", import.meta.url));
 export const SPEC_PATH = fileURLToPath(new URL("../fixtures/recorded/specs/anthropic/openapi.yaml", import.meta.url));

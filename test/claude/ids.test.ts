@@ -1,11 +1,12 @@
 // Tool-call ids on the wire: unique over the whole request and never two neutral ids on
 // one wire id, whatever made them (another provider, a server that says call_0 every step).
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { claude } from "../../adapters/claude/index.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { toWireMessages } from "../../adapters/claude/encode.js";
-import { createClient, tool, type Message } from "../../src/index.js";
-import { startClaudeMock, validateRequest, type ClaudeMock } from "../mock/claude.js";
+import { claude } from "../../adapters/claude/index.js";
+import { createClient, type Message, tool } from "../../src/index.js";
+import { type ClaudeMock, startClaudeMock, validateRequest } from "../mock/claude.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
@@ -74,7 +75,13 @@ describe("call ids on the wire", () => {
   });
 
   it("a stored Claude turn whose id was used before is renamed too, the rest of it kept", () => {
-    const stored = (id: string) => ({ provider: "claude", value: [{ type: "text", text: "t" }, { type: "tool_use", id, name: "echo", input: { n: 1 }, caller: { type: "direct" } }] });
+    const stored = (id: string) => ({
+      provider: "claude",
+      value: [
+        { type: "text", text: "t" },
+        { type: "tool_use", id, name: "echo", input: { n: 1 }, caller: { type: "direct" } },
+      ],
+    });
     const history: Message[] = [
       { role: "user", content: "go" },
       { role: "assistant", content: "t", toolCalls: [{ id: "toolu_x", name: "echo", arguments: '{"n":1}' }], providerData: stored("toolu_x") },
@@ -99,8 +106,21 @@ describe("call ids on the wire", () => {
     mocks.push(mock);
     const history: Message[] = [
       { role: "user", content: "earlier" },
-      { role: "assistant", content: "", toolCalls: [{ id: "call.1", name: "echo", arguments: '{"n":0}' }, { id: "call:1", name: "echo", arguments: '{"n":0}' }] },
-      { role: "tool", results: [{ callId: "call.1", name: "echo", output: "x", isError: false }, { callId: "call:1", name: "echo", output: "y", isError: false }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "call.1", name: "echo", arguments: '{"n":0}' },
+          { id: "call:1", name: "echo", arguments: '{"n":0}' },
+        ],
+      },
+      {
+        role: "tool",
+        results: [
+          { callId: "call.1", name: "echo", output: "x", isError: false },
+          { callId: "call:1", name: "echo", output: "y", isError: false },
+        ],
+      },
       { role: "assistant", content: "ok" },
     ];
     const client = createClient({ provider: claude({ apiKey: "k", model: "m", baseURL: mock.url, maxRetries: 0 }), tools: [echo], history });
@@ -116,7 +136,10 @@ describe("call ids on the wire", () => {
 describe("stream: stop_reason in message_start", () => {
   const frame = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
   const startOnly = (stop: string, content: unknown[]) => [
-    frame({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", content, stop_reason: stop, usage: { input_tokens: 4, output_tokens: 3 } } }),
+    frame({
+      type: "message_start",
+      message: { id: "msg_1", type: "message", role: "assistant", content, stop_reason: stop, usage: { input_tokens: 4, output_tokens: 3 } },
+    }),
     frame({ type: "message_stop" }),
   ];
 

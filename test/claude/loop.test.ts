@@ -1,12 +1,13 @@
 // Full loops through createClient against the Claude mock over real HTTP: the mock checks
 // every request the way the real API does, so a history the adapter encodes wrongly
 // fails here with the API's own error.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
-import { createClient, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ClaudeOptions, claude } from "../../adapters/claude/index.js";
 import { isToolloopError, type ProviderError } from "../../src/base/errors.js";
-import { messageEvents, mockSignature, startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
+import { createClient, type Message, type StreamEvent, tool, webSearch } from "../../src/index.js";
+import { type ClaudeMock, type MockTurn, messageEvents, mockSignature, startClaudeMock } from "../mock/claude.js";
 
 const KEY = "sk-ant-test-0123456789";
 const MODEL = "claude-sonnet-4-5";
@@ -122,7 +123,14 @@ describe("claude: chat with tools", () => {
   });
 
   it("a failing tool's result is sent with is_error true", async () => {
-    const broken = tool({ name: "broken", description: "Fails.", input: v.object({}), run: () => { throw new Error("disk on fire"); } });
+    const broken = tool({
+      name: "broken",
+      description: "Fails.",
+      input: v.object({}),
+      run: () => {
+        throw new Error("disk on fire");
+      },
+    });
     const { mock, provider } = await setup([{ toolCalls: [{ name: "broken", input: {} }] }, { text: "It failed." }]);
     const client = createClient({ provider, tools: [broken] });
     expect(await client.chat("Try it")).toBe("It failed.");
@@ -144,7 +152,10 @@ describe("claude: chat with tools", () => {
     };
     // The arguments arrive as '{"city":"P' + 'aris"}'; max_tokens struck before the second part.
     const events = messageEvents(cut);
-    events.splice(events.findIndex((e) => e.includes("aris")), 1);
+    events.splice(
+      events.findIndex((e) => e.includes("aris")),
+      1,
+    );
     mock.enqueue({ sse: events });
     const client = createClient({ provider, tools: [getWeather] });
     const events2: StreamEvent[] = [];
@@ -257,7 +268,13 @@ describe("claude: stream", () => {
 
     expect(await client.chat("Are you there?")).toBe("Hello again.");
     expect(mock.requests[1]!.body.messages).toEqual([
-      { role: "user", content: [{ type: "text", text: "Hi" }, { type: "text", text: "Are you there?" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Hi" },
+          { type: "text", text: "Are you there?" },
+        ],
+      },
     ]);
   });
 
@@ -351,10 +368,7 @@ describe("claude: ask (structured output)", () => {
 
   it('structuredOutput: "tool" wraps a non-object schema and lets other tools run first', async () => {
     const { mock, provider } = await setup(
-      [
-        { toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] },
-        { toolCalls: [{ name: "structured_output", input: { value: ["Paris", "21"] } }] },
-      ],
+      [{ toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] }, { toolCalls: [{ name: "structured_output", input: { value: ["Paris", "21"] } }] }],
       { structuredOutput: "tool" },
     );
     const client = createClient({ provider, tools: [getWeather] });
@@ -383,7 +397,13 @@ describe("claude: web search", () => {
       type: "text",
       text: "It is sunny in Paris.",
       citations: [
-        { type: "web_search_result_location", cited_text: "Sunny, 21°C", url: "https://example.com/paris", title: "Paris forecast", encrypted_index: "Eo8BCioI" },
+        {
+          type: "web_search_result_location",
+          cited_text: "Sunny, 21°C",
+          url: "https://example.com/paris",
+          title: "Paris forecast",
+          encrypted_index: "Eo8BCioI",
+        },
       ],
     },
   ];
@@ -402,10 +422,7 @@ describe("claude: web search", () => {
       expect(answer).toBe("It is sunny in Paris.");
       expect(client.lastRun?.usage.webSearches).toBe(1);
       const tools = mock.requests[0]!.body.tools as Record<string, unknown>[];
-      expect(tools).toEqual([
-        expect.objectContaining({ name: "get_weather" }),
-        { type: "web_search_20250305", name: "web_search" },
-      ]);
+      expect(tools).toEqual([expect.objectContaining({ name: "get_weather" }), { type: "web_search_20250305", name: "web_search" }]);
       expect(tools.filter((t) => t.name === "web_search" && t.input_schema)).toEqual([]);
       await client.chat("Thanks");
       expect(mock.requests[1]!.body.messages[1]).toEqual({ role: "assistant", content: searchBlocks });
@@ -450,13 +467,17 @@ describe("claude: extended thinking", () => {
     const history = client.history;
 
     const lost = history.map((m) => (m.role === "assistant" ? { ...m, providerData: undefined } : m));
-    const err1 = (await createClient({ provider, tools: [getWeather], history: lost }).chat().catch((e: unknown) => e)) as ProviderError;
+    const err1 = (await createClient({ provider, tools: [getWeather], history: lost })
+      .chat()
+      .catch((e: unknown) => e)) as ProviderError;
     expect(err1.status).toBe(400);
     expect(err1.message).toContain("Expected `thinking` or `redacted_thinking`, but found `tool_use`");
 
     const altered = structuredClone(history);
-    ((altered[1] as { providerData: { value: { thinking: string }[] } }).providerData.value[0]!).thinking = "Plan: something else.";
-    const err2 = (await createClient({ provider, tools: [getWeather], history: altered }).chat().catch((e: unknown) => e)) as ProviderError;
+    (altered[1] as { providerData: { value: { thinking: string }[] } }).providerData.value[0]!.thinking = "Plan: something else.";
+    const err2 = (await createClient({ provider, tools: [getWeather], history: altered })
+      .chat()
+      .catch((e: unknown) => e)) as ProviderError;
     expect(isToolloopError(err2, "provider_error")).toBe(true);
     expect(err2.message).toContain("Invalid `signature` in `thinking` block");
   });

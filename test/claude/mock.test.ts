@@ -2,7 +2,7 @@
 // against the official response schemas, and its refusals against the real error texts
 // recorded in the fixtures.
 import { afterEach, describe, expect, it } from "vitest";
-import { startClaudeMock, type ClaudeMock, type ClaudeMockOptions } from "../mock/claude.js";
+import { type ClaudeMock, type ClaudeMockOptions, startClaudeMock } from "../mock/claude.js";
 import { fixtureText, specValidator, sseData } from "./helpers.js";
 
 const KEY = "sk-ant-mock-key";
@@ -33,10 +33,19 @@ describe("mock responses follow the official response schemas", () => {
   const streamEvent = specValidator("MessageStreamEvent", { nullableOptional: true });
 
   it("recorded real responses pass the same checks (so the checks fit the wire)", () => {
-    for (const file of ["vercel-ai/anthropic-text.json", "vercel-ai/anthropic-web-search-tool.1.json", "vercel-ai/anthropic-clear-thinking.1.json", "pydantic-ai/test_multiple_parallel_tool_calls.1.response.json"]) {
+    for (const file of [
+      "vercel-ai/anthropic-text.json",
+      "vercel-ai/anthropic-web-search-tool.1.json",
+      "vercel-ai/anthropic-clear-thinking.1.json",
+      "pydantic-ai/test_multiple_parallel_tool_calls.1.response.json",
+    ]) {
       expect(message(JSON.parse(fixtureText(file)))).toEqual([]);
     }
-    for (const file of ["pydantic-ai/test_anthropic_web_search_tool_stream.1.sse", "pydantic-ai/test_anthropic_model_thinking_part_stream.1.sse", "pydantic-ai/test_anthropic_model_thinking_part_redacted_stream.1.sse"]) {
+    for (const file of [
+      "pydantic-ai/test_anthropic_web_search_tool_stream.1.sse",
+      "pydantic-ai/test_anthropic_model_thinking_part_stream.1.sse",
+      "pydantic-ai/test_anthropic_model_thinking_part_redacted_stream.1.sse",
+    ]) {
       for (const e of sseData(fixtureText(file))) if (e.type !== "ping") expect(streamEvent(e)).toEqual([]);
     }
   });
@@ -47,7 +56,11 @@ describe("mock responses follow the official response schemas", () => {
     toolCalls: [{ name: "get_weather", input: { city: "Paris" } }],
     blocks: [
       { type: "server_tool_use", id: "srvtoolu_01x", name: "web_search", input: { query: "q" } },
-      { type: "web_search_tool_result", tool_use_id: "srvtoolu_01x", content: [{ type: "web_search_result", title: "T", url: "https://e.com", encrypted_content: "E", page_age: null }] },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_01x",
+        content: [{ type: "web_search_result", title: "T", url: "https://e.com", encrypted_content: "E", page_age: null }],
+      },
     ],
   });
   const body = { model: "claude-test", max_tokens: 10, messages: [user("Hi")], tools: [{ name: "get_weather", input_schema: { type: "object" } }] };
@@ -86,7 +99,11 @@ describe("mock request validation matches the real API", () => {
     const mock = await start();
     const { "x-api-key": _k, ...noKey } = headers;
     expect(await refusal(await post(mock, {}, noKey))).toMatchObject({ status: 401, type: "authentication_error", message: "x-api-key header is required" });
-    expect(await refusal(await post(mock, {}, { ...headers, "x-api-key": "wrong" }))).toMatchObject({ status: 401, type: "authentication_error", message: "invalid x-api-key" });
+    expect(await refusal(await post(mock, {}, { ...headers, "x-api-key": "wrong" }))).toMatchObject({
+      status: 401,
+      type: "authentication_error",
+      message: "invalid x-api-key",
+    });
     const { "anthropic-version": _v, ...noVersion } = headers;
     expect(await refusal(await post(mock, {}, noVersion))).toMatchObject({ status: 400, message: "anthropic-version: header is required" });
     const r = await refusal(await post(mock, {}, { ...headers, "x-api-key": "wrong" }));
@@ -102,8 +119,14 @@ describe("mock request validation matches the real API", () => {
       [{ model: "m", max_tokens: 5, messages: [] }, "messages: List should have at least 1 item after validation, not 0"],
       [{ model: "m", max_tokens: 5, messages: [{ role: "assistant", content: "hi" }] }, 'messages: first message must use the "user" role'],
       [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text: "" }] }] }, "messages: text content blocks must be non-empty"],
-      [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text: " \n" }] }] }, "messages: text content blocks must contain non-whitespace text"],
-      [{ model: "m", max_tokens: 5, messages: [user("a")], tools: [{ name: "bad name", input_schema: { type: "object" } }] }, "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"],
+      [
+        { model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "text", text: " \n" }] }] },
+        "messages: text content blocks must contain non-whitespace text",
+      ],
+      [
+        { model: "m", max_tokens: 5, messages: [user("a")], tools: [{ name: "bad name", input_schema: { type: "object" } }] },
+        "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+      ],
     ];
     for (const [body, message] of cases) expect(await refusal(await post(mock, body))).toMatchObject({ status: 400, type: "invalid_request_error", message });
   });
@@ -125,7 +148,10 @@ describe("mock request validation matches the real API", () => {
     // results after other content do not count either: they must open the user turn
     body.messages[2] = {
       role: "user",
-      content: [{ type: "text", text: "here:" }, { type: "tool_result", tool_use_id: "toolu_issue8112_custom", content: "ok" }] as never,
+      content: [
+        { type: "text", text: "here:" },
+        { type: "tool_result", tool_use_id: "toolu_issue8112_custom", content: "ok" },
+      ] as never,
     };
     expect((await refusal(await post(mock, body))).message).toBe(real.error.message);
   });
@@ -154,7 +180,13 @@ describe("mock request validation matches the real API", () => {
         user("a"),
         user("b"),
         { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "t", input: {} }] },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }, { type: "text", text: "thanks" }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "ok" },
+            { type: "text", text: "thanks" },
+          ],
+        },
         { role: "assistant", content: "Sure" },
       ],
       tools: [{ name: "t", input_schema: { type: "object" } }],
@@ -164,7 +196,12 @@ describe("mock request validation matches the real API", () => {
 
   it("structured output schemas must close every object", async () => {
     const mock = await start();
-    const body = { model: "m", max_tokens: 5, messages: [user("a")], output_config: { format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "object" } }, additionalProperties: false } } } };
+    const body = {
+      model: "m",
+      max_tokens: 5,
+      messages: [user("a")],
+      output_config: { format: { type: "json_schema", schema: { type: "object", properties: { a: { type: "object" } }, additionalProperties: false } } },
+    };
     expect((await refusal(await post(mock, body))).message).toBe(
       "output_config.format.schema.properties.a: For 'object' type, 'additionalProperties' must be explicitly set to false",
     );
@@ -185,7 +222,11 @@ describe("mock CORS", () => {
     const mock = await start({ cors: true });
     const pre = await fetch(`${mock.url}/messages`, {
       method: "OPTIONS",
-      headers: { origin: "http://page.test", "access-control-request-method": "POST", "access-control-request-headers": "x-api-key,anthropic-version,content-type" },
+      headers: {
+        origin: "http://page.test",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "x-api-key,anthropic-version,content-type",
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("http://page.test");

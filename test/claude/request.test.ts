@@ -2,14 +2,15 @@
 // request schema (CreateMessageParams in the Stainless OpenAPI spec), and against the
 // real requests pydantic-ai recorded for the same conversations (VCR cassettes), with
 // the recorded responses served back so the multi-turn requests are rebuilt end to end.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
-import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ClaudeOptions, claude } from "../../adapters/claude/index.js";
 import type { ModelRequest } from "../../src/conversation/provider.js";
-import { startClaudeMock, validateRequest, type ClaudeMock, type MockTurn } from "../mock/claude.js";
-import { chunkLines, fixtureBytes, fixtureText, jsonlToSSE, randomPieces, seededRandom, specValidator } from "./helpers.js";
+import { createClient, jsonTool, type Message, tool, webSearch } from "../../src/index.js";
 import paiRequests from "../fixtures/claude/pai-requests.json" with { type: "json" };
+import { type ClaudeMock, type MockTurn, startClaudeMock, validateRequest } from "../mock/claude.js";
+import { chunkLines, fixtureBytes, fixtureText, jsonlToSSE, randomPieces, seededRandom, specValidator } from "./helpers.js";
 
 const KEY = "sk-ant-test-request-bodies";
 const mocks: ClaudeMock[] = [];
@@ -67,9 +68,22 @@ describe("request bodies validate against the official schema", () => {
     [
       "tools, parallel calls and their results (one an error)",
       async () => {
-        const broken = tool({ name: "broken", description: "Fails.", input: v.object({}), run: () => { throw new Error("nope"); } });
+        const broken = tool({
+          name: "broken",
+          description: "Fails.",
+          input: v.object({}),
+          run: () => {
+            throw new Error("nope");
+          },
+        });
         const { mock, provider } = await setup([
-          { text: "Checking.", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }, { name: "broken", input: {} }] },
+          {
+            text: "Checking.",
+            toolCalls: [
+              { name: "get_weather", input: { city: "Paris" } },
+              { name: "broken", input: {} },
+            ],
+          },
           { text: "Done." },
         ]);
         await createClient({ provider, tools: [getWeather, broken], parallelTools: true }).chat("Go");
@@ -107,7 +121,10 @@ describe("request bodies validate against the official schema", () => {
       "thinking, with thinking blocks replayed",
       async () => {
         const { mock, provider } = await setup(
-          [{ thinking: "Call the tool.", toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }] }, { thinking: "Answer.", text: "21." }],
+          [
+            { thinking: "Call the tool.", toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }] },
+            { thinking: "Answer.", text: "21." },
+          ],
           { thinking: { budgetTokens: 1024 }, maxTokens: 4096 },
         );
         await createClient({ provider, tools: [getWeather] }).chat("Oslo?");
@@ -127,7 +144,11 @@ describe("request bodies validate against the official schema", () => {
       "structured output (tool mode) and tool_choice none",
       async () => {
         const { mock, provider } = await setup(
-          [{ toolCalls: [{ name: "structured_output", input: { n: 1 } }] }, { toolCalls: [{ name: "get_weather", input: { city: "Rome" } }] }, { text: "Final." }],
+          [
+            { toolCalls: [{ name: "structured_output", input: { n: 1 } }] },
+            { toolCalls: [{ name: "get_weather", input: { city: "Rome" } }] },
+            { text: "Final." },
+          ],
           { structuredOutput: "tool" },
         );
         await createClient({ provider }).ask("n?", v.object({ n: v.number() }));
@@ -171,7 +192,12 @@ describe("replaying real recorded turns gives spec-valid requests", () => {
         const bytes = kind === "sse" ? fixtureBytes(file) : new TextEncoder().encode(jsonlToSSE(chunkLines(file)));
         mock.enqueue({ sse: randomPieces(bytes, seededRandom(7), 20) });
       }
-      const entity = jsonTool({ name: "retrieve_entity_info", description: "Who.", parameters: { type: "object", properties: { name: { type: "string" } } }, run: ({ name }) => `${String(name)} is here` });
+      const entity = jsonTool({
+        name: "retrieve_entity_info",
+        description: "Who.",
+        parameters: { type: "object", properties: { name: { type: "string" } } },
+        run: ({ name }) => `${String(name)} is here`,
+      });
       const client = createClient({ provider, tools: [webSearch(), entity] });
       if (kind === "json") await client.chat("Go");
       else for await (const _ of client.stream("Go")) void _;

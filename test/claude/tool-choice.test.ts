@@ -1,12 +1,13 @@
 // toolChoice on Claude: each neutral choice as its tool_choice on the wire (over HTTP, the
 // mock checking a named tool exists), with tool-mode ask() consistent with it, and forced
 // tool use with thinking refused by the API (the mock answers the 400 Anthropic does).
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { claude, type ClaudeOptions } from "../../adapters/claude/index.js";
-import { createClient, isToolloopError, tool } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ClaudeOptions, claude } from "../../adapters/claude/index.js";
 import type { ToolChoice } from "../../src/conversation/provider.js";
-import { startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
+import { createClient, isToolloopError, tool } from "../../src/index.js";
+import { type ClaudeMock, type MockTurn, startClaudeMock } from "../mock/claude.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
@@ -70,11 +71,7 @@ describe('tool-mode ask() (structuredOutput: "tool") and toolChoice', () => {
     expect(await client.ask("q", Answer, { toolChoice: "none" })).toEqual({ answer: "42" });
     expect(await client.ask("q", Answer, { toolChoice: "auto" })).toEqual({ answer: "42" });
     expect(await client.ask("q", Answer, { toolChoice: "required" })).toEqual({ answer: "42" });
-    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([
-      { type: "tool", name: "structured_output" },
-      { type: "any" },
-      { type: "any" },
-    ]);
+    expect(mock.requests.map((r) => r.body.tool_choice)).toEqual([{ type: "tool", name: "structured_output" }, { type: "any" }, { type: "any" }]);
   });
 
   it("a named tool stays forced; the answer comes after its result", async () => {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, tool, type Message, type Provider, type ToolContext, type ToolMessage } from "../../src/index.js";
-import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
+import { createClient, type Message, type Provider, type ToolContext, type ToolMessage, tool } from "../../src/index.js";
+import { type ScriptedCall, scriptedProvider } from "../../src/testing.js";
 import { aborted, historyProblems, settle, until } from "./helpers.js";
 
 /**
@@ -107,13 +107,22 @@ describe("abort during tool calls", () => {
 describe("abort around the model call", () => {
   it("an already-aborted signal rejects before any request, leaving the history untouched", async () => {
     const provider = scriptedProvider(["never"]);
-    const client = createClient({ provider, history: [{ role: "user", content: "earlier" }, { role: "assistant", content: "hi" }] });
+    const client = createClient({
+      provider,
+      history: [
+        { role: "user", content: "earlier" },
+        { role: "assistant", content: "hi" },
+      ],
+    });
     const controller = new AbortController();
     controller.abort();
     const r = await settle(client.chat("go", { signal: controller.signal }));
     expect((r as { error: Error }).error.name).toBe("AbortError");
     expect(provider.requests).toHaveLength(0);
-    expect(client.history).toEqual([{ role: "user", content: "earlier" }, { role: "assistant", content: "hi" }]);
+    expect(client.history).toEqual([
+      { role: "user", content: "earlier" },
+      { role: "assistant", content: "hi" },
+    ]);
   });
 
   it("an abort during the model call rejects with the reason; the prompt stays; the next chat works", async () => {

@@ -36,7 +36,12 @@ describe("ask()", () => {
 
   it("applies valibot transforms to the answer", async () => {
     const provider = scriptedProvider(['```json\n{"when":"2024-01-02"}\n```']);
-    const schema = v.object({ when: v.pipe(v.string(), v.transform((s) => s.split("-").map(Number))) });
+    const schema = v.object({
+      when: v.pipe(
+        v.string(),
+        v.transform((s) => s.split("-").map(Number)),
+      ),
+    });
     expect(await createClient({ provider }).ask("When?", schema)).toEqual({ when: [2024, 1, 2] });
   });
 

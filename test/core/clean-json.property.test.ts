@@ -1,5 +1,5 @@
-import fc from "fast-check";
 import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
 import { describe, it } from "vitest";
 import { cleanJSON } from "../../src/index.js";
 

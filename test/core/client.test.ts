@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, tool, type Message, type Provider } from "../../src/index.js";
+import { createClient, type Message, type Provider, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle, ticks } from "./helpers.js";
 
@@ -26,7 +26,12 @@ const echoModel = (): Provider & { seen: Message[][] } => {
       await ticks(5);
       const last = req.messages.at(-1)!;
       if (last.role === "user") {
-        return { text: "", toolCalls: [{ id: `t${++id}`, name: "slow", arguments: JSON.stringify({ who: last.content }) }], finishReason: "tool-calls", usage: { inputTokens: 1, outputTokens: 1 } };
+        return {
+          text: "",
+          toolCalls: [{ id: `t${++id}`, name: "slow", arguments: JSON.stringify({ who: last.content }) }],
+          finishReason: "tool-calls",
+          usage: { inputTokens: 1, outputTokens: 1 },
+        };
       }
       const prompt = [...req.messages].reverse().find((m) => m.role === "user") as { content: string };
       return { text: `answer to ${prompt.content}`, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } };

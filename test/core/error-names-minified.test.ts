@@ -1,9 +1,10 @@
 // Error names survive minification: an app's bundler renames classes, so a name taken from
 // the class (new.target.name) would read "a" in production. Every exported error is built
 // in a minified esbuild bundle and its name compared with the exported class's own name.
-import { build } from "esbuild";
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import * as claudeLocal from "../../adapters/claude-local/index.js";
 import * as core from "../../src/index.js";
@@ -30,7 +31,15 @@ describe("error names in a minified bundle", () => {
       };
       export const names = Object.fromEntries(${JSON.stringify(classes.map(([k]) => k))}.map((k) => [k, [all[k].name, make(all[k]).name, make(all[k]).code]]));
     `;
-    const out = await build({ stdin: { contents: entry, resolveDir: root, loader: "js" }, bundle: true, minify: true, format: "esm", platform: "neutral", write: false, logLevel: "silent" });
+    const out = await build({
+      stdin: { contents: entry, resolveDir: root, loader: "js" },
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "neutral",
+      write: false,
+      logLevel: "silent",
+    });
     const dir = `${root}.tmp/error-names`;
     mkdirSync(dir, { recursive: true });
     const file = `${dir}/bundle-${process.pid}.mjs`;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   BrowserKeyError,
   ConnectionError,
+  type ErrorCode,
   FailedUnmarshalInputError,
   IdleTimeoutError,
   InvalidHistoryError,
@@ -18,7 +19,6 @@ import {
   ToolsNotSupportedError,
   ToolTimeoutError,
   UnsupportedSchemaError,
-  type ErrorCode,
 } from "../../src/index.js";
 
 const cases: [string, () => ToolloopError, ErrorCode][] = [
@@ -55,7 +55,9 @@ describe("errors", () => {
 
   it("keeps the context a caller acts on", () => {
     expect(new MaxStepsError(7)).toMatchObject({ steps: 7 });
-    expect(new ProviderError({ provider: "claude", message: "slow down", status: 429, type: "rate_limit_error", requestId: "req_1", retryable: true })).toMatchObject({
+    expect(
+      new ProviderError({ provider: "claude", message: "slow down", status: 429, type: "rate_limit_error", requestId: "req_1", retryable: true }),
+    ).toMatchObject({
       provider: "claude",
       status: 429,
       type: "rate_limit_error",

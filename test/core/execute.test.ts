@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidOptionsError } from "../../src/base/errors.js";
-import { createClient, tool, type StreamEvent, type ToolContext, type ToolMessage } from "../../src/index.js";
-import { scriptedProvider, type ScriptedCall } from "../../src/testing.js";
+import { createClient, type StreamEvent, type ToolContext, type ToolMessage, tool } from "../../src/index.js";
+import { type ScriptedCall, scriptedProvider } from "../../src/testing.js";
 import { aborted, historyProblems, ticks } from "./helpers.js";
 
 /** A tool that counts how many of its calls run at once. `hold(i)` = microtask ticks call i stays busy. */
@@ -26,8 +26,7 @@ function concurrencyProbe(hold: (n: number) => number = () => 5) {
   return { probe, tool: t };
 }
 
-const calls = (count: number): ScriptedCall[] =>
-  Array.from({ length: count }, (_, n) => ({ name: "probe", arguments: { n }, id: `call_${n}` }));
+const calls = (count: number): ScriptedCall[] => Array.from({ length: count }, (_, n) => ({ name: "probe", arguments: { n }, id: `call_${n}` }));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -189,7 +188,11 @@ describe("execute: maxToolOutput", () => {
   it("caps a thrown error's message (and a panic's) the same way, inside JSON that stays valid", async () => {
     const throws = tool({ name: "big", description: "A test tool.", input: v.object({}), run: () => Promise.reject(new Error("e".repeat(50_000))) });
     const panics = { name: "panics", description: "A test tool.", parameters: { type: "object" }, call: () => Promise.reject("p".repeat(50_000)) };
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "big" }, { name: "panics" }] }, "ok"]), tools: [throws, panics], maxToolOutput: 1000 });
+    const client = createClient({
+      provider: scriptedProvider([{ toolCalls: [{ name: "big" }, { name: "panics" }] }, "ok"]),
+      tools: [throws, panics],
+      maxToolOutput: 1000,
+    });
     await client.chat("go");
     for (const r of (client.history[2] as ToolMessage).results) {
       expect(r.isError).toBe(true);

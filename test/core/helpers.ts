@@ -13,7 +13,7 @@ export function historyProblems(history: readonly Message[], options: { json?: b
   history.forEach((m, i) => {
     if (m.role === "assistant" && m.toolCalls && m.toolCalls.length > 0) {
       const next = history[i + 1];
-      if (!next || next.role !== "tool") {
+      if (next?.role !== "tool") {
         problems.push(`[${i}] assistant with ${m.toolCalls.length} tool call(s) is not followed by a tool message`);
         return;
       }
@@ -31,7 +31,7 @@ export function historyProblems(history: readonly Message[], options: { json?: b
     }
     if (m.role === "tool") {
       const prev = history[i - 1];
-      if (!prev || prev.role !== "assistant" || !prev.toolCalls?.length) {
+      if (prev?.role !== "assistant" || !prev.toolCalls?.length) {
         problems.push(`[${i}] tool message does not follow an assistant message with tool calls`);
       }
     }

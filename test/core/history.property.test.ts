@@ -6,22 +6,11 @@
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, it } from "vitest";
-import {
-  createClient,
-  isToolloopError,
-  ProviderError,
-  tool,
-  type ModelResponse,
-  type Provider,
-  type ToolCall,
-} from "../../src/index.js";
+import { createClient, isToolloopError, type ModelResponse, type Provider, ProviderError, type ToolCall, tool } from "../../src/index.js";
 import { historyProblems, recordingLogger, ticks } from "./helpers.js";
 
 type CallKind = "ok" | "slow" | "throw" | "panic" | "reject" | "wait" | "invalid" | "unknown" | "badjson";
-type Turn =
-  | { kind: "text"; delay: number }
-  | { kind: "tools"; delay: number; calls: { kind: CallKind; ticks: number }[] }
-  | { kind: "error"; delay: number };
+type Turn = { kind: "text"; delay: number } | { kind: "tools"; delay: number; calls: { kind: CallKind; ticks: number }[] } | { kind: "error"; delay: number };
 
 type Op =
   | {
@@ -191,10 +180,7 @@ describe("history invariant (property)", () => {
             await ticks(45);
             if (!outcome.ok) {
               const e = outcome.error;
-              const expected =
-                (controller.signal.aborted && e === controller.signal.reason) ||
-                e instanceof ProviderError ||
-                isToolloopError(e, "max_steps");
+              const expected = (controller.signal.aborted && e === controller.signal.reason) || e instanceof ProviderError || isToolloopError(e, "max_steps");
               if (!expected) throw new Error(`unexpected rejection: ${String(e)}`);
               if (controller.signal.aborted && e === controller.signal.reason && !reason && (e as Error).name !== "AbortError") {
                 throw new Error(`an abort without a reason rejected with ${String(e)}, not an AbortError`);

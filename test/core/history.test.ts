@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, isToolloopError, tool, type Message } from "../../src/index.js";
+import { createClient, isToolloopError, type Message, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, recordingLogger } from "./helpers.js";
 
@@ -94,7 +94,9 @@ describe("history: add()", () => {
   });
 
   it("validates createClient({ history }) the same way, naming the bad index", () => {
-    const err = thrown(() => createClient({ provider: scriptedProvider([]), history: [{ role: "user", content: "ok" }, { role: "bot" } as unknown as Message] }));
+    const err = thrown(() =>
+      createClient({ provider: scriptedProvider([]), history: [{ role: "user", content: "ok" }, { role: "bot" } as unknown as Message] }),
+    );
     expect(isToolloopError(err, "invalid_history")).toBe(true);
     expect((err as Error).message).toContain("history[1]");
   });

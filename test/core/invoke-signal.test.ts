@@ -1,8 +1,8 @@
 // The tool's signal is made only when the tool reads it (invoke.ts); reading it late must
 // give the same signal an eager one would have been: aborted, with the first reason.
 import { describe, expect, it } from "vitest";
-import { invokeTool } from "../../src/loop/invoke.js";
 import { ToolTimeoutError } from "../../src/base/errors.js";
+import { invokeTool } from "../../src/loop/invoke.js";
 import type { Tool, ToolContext } from "../../src/tools/tool.js";
 
 const logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -82,7 +82,10 @@ describe("logging", () => {
     const client = createClient({
       provider: script(),
       tools,
-      history: [{ role: "user", content: "x" }, { role: "assistant", content: "", toolCalls: [{ id: "old", name: "good", arguments: "{}" }] }],
+      history: [
+        { role: "user", content: "x" },
+        { role: "assistant", content: "", toolCalls: [{ id: "old", name: "good", arguments: "{}" }] },
+      ],
     });
     await client.chat("go");
     for (const spy of spies) expect(spy).not.toHaveBeenCalled();

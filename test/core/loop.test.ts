@@ -1,7 +1,16 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import { InvalidOptionsError } from "../../src/base/errors.js";
-import { createClient, isToolloopError, tool, type AssistantMessage, type Message, type Provider, type StreamEvent, type ToolMessage } from "../../src/index.js";
+import {
+  type AssistantMessage,
+  createClient,
+  isToolloopError,
+  type Message,
+  type Provider,
+  type StreamEvent,
+  type ToolMessage,
+  tool,
+} from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";
 
@@ -13,7 +22,12 @@ describe("the ReAct loop", () => {
     const { run, tool: t } = ping();
     const provider = scriptedProvider([
       { text: "let me check", toolCalls: [{ name: "ping", id: "a" }] },
-      { toolCalls: [{ name: "ping", id: "b" }, { name: "ping", id: "c" }] },
+      {
+        toolCalls: [
+          { name: "ping", id: "b" },
+          { name: "ping", id: "c" },
+        ],
+      },
       "all done",
     ]);
     const client = createClient({ provider, tools: [t], systemPrompt: "be brief" });
@@ -80,7 +94,11 @@ describe("maxSteps", () => {
   it("in a stream, the not-run calls of the step at maxSteps get their tool-result events (cancelled) before step-finish", async () => {
     const client = createClient({ provider: forever(), tools: [ping().tool], maxSteps: 1 });
     const events: StreamEvent[] = [];
-    const r = await settle((async () => { for await (const e of client.stream("go")) events.push(e); })());
+    const r = await settle(
+      (async () => {
+        for await (const e of client.stream("go")) events.push(e);
+      })(),
+    );
     expect(r).toMatchObject({ ok: false, error: { code: "max_steps" } });
     const types = events.map((e) => e.type).filter((t) => t !== "tool-call-delta" && t !== "text-delta");
     expect(types).toEqual(["tool-call", "tool-result", "step-finish"]);
@@ -97,9 +115,7 @@ describe("maxSteps", () => {
 
   it("the next chat after MaxStepsError starts a fresh budget and sends a valid history", async () => {
     let calls = 0;
-    const provider = scriptedProvider([
-      () => (++calls <= 2 ? { toolCalls: [{ name: "ping" }] } : "finally"),
-    ], { onExhausted: "repeat-last" });
+    const provider = scriptedProvider([() => (++calls <= 2 ? { toolCalls: [{ name: "ping" }] } : "finally")], { onExhausted: "repeat-last" });
     const client = createClient({ provider, tools: [ping().tool], maxSteps: 2 });
     expect((await settle(client.chat("go"))).ok).toBe(false);
     expect(await client.chat("again")).toBe("finally");

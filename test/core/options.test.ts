@@ -12,17 +12,7 @@ import { gemini } from "../../adapters/gemini/index.js";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { tavilySearch } from "../../adapters/tavily/index.js";
-import {
-  compaction,
-  createClient,
-  externalTool,
-  InvalidOptionsError,
-  isToolloopError,
-  jsonTool,
-  suspension,
-  tool,
-  type Client,
-} from "../../src/index.js";
+import { type Client, compaction, createClient, externalTool, InvalidOptionsError, isToolloopError, jsonTool, suspension, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 /** Options as plain JavaScript passes them: the compiler would refuse a misspelt key. */
@@ -54,7 +44,12 @@ const CASES: [string, string, string, () => unknown][] = [
   ["compaction()", "keeprecent", "keepRecent", () => compaction(js({ maxInputTokens: 1000, keeprecent: 2 }))],
   ["pricing", "cacheReads", "cacheRead", () => createClient({ provider: scriptedProvider([]), pricing: js({ input: 1, output: 2, cacheReads: 0.1 }) })],
   ["tool()", "timout", "timeout", () => tool(js({ name: "t", description: "A tool.", input, run, timout: 100 }))],
-  ["jsonTool()", "needApproval", "needsApproval", () => jsonTool(js({ name: "t", description: "A tool.", parameters: { type: "object" }, run, needApproval: true }))],
+  [
+    "jsonTool()",
+    "needApproval",
+    "needsApproval",
+    () => jsonTool(js({ name: "t", description: "A tool.", parameters: { type: "object" }, run, needApproval: true })),
+  ],
   ["externalTool()", "inputs", "input", () => externalTool(js({ name: "t", description: "A tool.", inputs: input }))],
   ["createClient()", "systemprompt", "systemPrompt", () => createClient(js({ provider: scriptedProvider([]), systemprompt: "Be brief." }))],
   ["createClient()", "maxStep", "maxSteps", () => createClient(js({ provider: scriptedProvider([]), maxStep: 3 }))],
@@ -62,7 +57,16 @@ const CASES: [string, string, string, () => unknown][] = [
   ["run()", "sigal", "signal", () => client().run("hi", js({ sigal: new AbortController().signal }))],
   ["resume()", "sytem", "system", () => client().resume([], js({ sytem: "x" }))],
   ["ask()", "signl", "signal", () => client().ask("hi", v.string(), js({ signl: new AbortController().signal }))],
-  ["stream()", "toolchoice", "toolChoice", () => client().stream("hi", js({ toolchoice: "none" }))[Symbol.asyncIterator]().next()],
+  [
+    "stream()",
+    "toolchoice",
+    "toolChoice",
+    () =>
+      client()
+        .stream("hi", js({ toolchoice: "none" }))
+        [Symbol.asyncIterator]()
+        .next(),
+  ],
 ];
 
 /** What the call threw or rejected with (a stream's error comes from its first next()). */
@@ -102,9 +106,28 @@ describe("an unknown option is refused, with the key it most likely meant", () =
   it("every known option takes an explicit undefined, as the README promises", async () => {
     const u = undefined;
     expect(() =>
-      claude({ ...KEY, baseURL: u, fetch: u, headers: u, maxRetries: u, idleTimeout: u, dangerouslyAllowBrowser: u, maxTokens: u, temperature: u, topP: u, topK: u, stopSequences: u, thinking: u, anthropicVersion: u, structuredOutput: u, cache: u }),
+      claude({
+        ...KEY,
+        baseURL: u,
+        fetch: u,
+        headers: u,
+        maxRetries: u,
+        idleTimeout: u,
+        dangerouslyAllowBrowser: u,
+        maxTokens: u,
+        temperature: u,
+        topP: u,
+        topK: u,
+        stopSequences: u,
+        thinking: u,
+        anthropicVersion: u,
+        structuredOutput: u,
+        cache: u,
+      }),
     ).not.toThrow();
-    expect(() => openai({ ...KEY, api: u, reasoning: u, store: u, parallelToolCalls: u, strict: u, organization: u, project: u, promptCacheKey: u })).not.toThrow();
+    expect(() =>
+      openai({ ...KEY, api: u, reasoning: u, store: u, parallelToolCalls: u, strict: u, organization: u, project: u, promptCacheKey: u }),
+    ).not.toThrow();
     expect(() => openaiCompatible({ model: "m", baseURL: "http://127.0.0.1:1/v1", name: u, compat: u, reasoning: u })).not.toThrow();
     expect(() => gemini({ ...KEY, thinking: u, topK: u })).not.toThrow();
     const c = createClient({
@@ -148,7 +171,17 @@ describe("claude({ baseUrl }) over real HTTP", () => {
       proxied.push(req.url ?? "");
       req.resume().on("end", () => {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "m", content: [{ type: "text", text: "via proxy" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            id: "msg_1",
+            type: "message",
+            role: "assistant",
+            model: "m",
+            content: [{ type: "text", text: "via proxy" }],
+            stop_reason: "end_turn",
+            usage: { input_tokens: 1, output_tokens: 1 },
+          }),
+        );
       });
     });
     await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));

@@ -1,11 +1,10 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import { InvalidToolError } from "../../src/base/errors.js";
-import { createClient, isToolloopError, jsonTool, tool, webSearch, type Tool } from "../../src/index.js";
+import { createClient, isToolloopError, jsonTool, type Tool, tool, webSearch } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
-const named = (name: string, run: () => unknown = () => `ran ${name}`): Tool =>
-  tool({ name, description: `tool ${name}`, input: v.object({}), run });
+const named = (name: string, run: () => unknown = () => `ran ${name}`): Tool => tool({ name, description: `tool ${name}`, input: v.object({}), run });
 
 function thrown(fn: () => void): unknown {
   try {
@@ -56,15 +55,12 @@ describe("registry: names", () => {
     );
   });
 
-  it.each(["", "has space", "dots.not.allowed", "ünïcode", "a".repeat(65), "slash/name", "semi;colon"])(
-    "throws InvalidToolNameError for %j",
-    (name) => {
-      const t: Tool = { name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" };
-      const err = thrown(() => createClient({ provider: scriptedProvider([]) }).setTools([t]));
-      expect(isToolloopError(err, "invalid_tool_name")).toBe(true);
-      expect((err as { toolName: string }).toolName).toBe(name);
-    },
-  );
+  it.each(["", "has space", "dots.not.allowed", "ünïcode", "a".repeat(65), "slash/name", "semi;colon"])("throws InvalidToolNameError for %j", (name) => {
+    const t: Tool = { name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" };
+    const err = thrown(() => createClient({ provider: scriptedProvider([]) }).setTools([t]));
+    expect(isToolloopError(err, "invalid_tool_name")).toBe(true);
+    expect((err as { toolName: string }).toolName).toBe(name);
+  });
 
   it.each(["a", "A-b_C-9", "x".repeat(64), "123"])("accepts the valid name %j", (name) => {
     const t: Tool = { name, description: "A test tool.", parameters: { type: "object" }, call: async () => "" };
@@ -90,7 +86,10 @@ describe("registry: web_search", () => {
 
   it("treats any tool named web_search (in any case) as the native search marker", async () => {
     const provider = scriptedProvider(["done"]);
-    const client = createClient({ provider, tools: [jsonTool({ name: "Web_Search", description: "A test tool.", parameters: { type: "object" }, run: () => "" })] });
+    const client = createClient({
+      provider,
+      tools: [jsonTool({ name: "Web_Search", description: "A test tool.", parameters: { type: "object" }, run: () => "" })],
+    });
     await client.chat("news?");
     expect(provider.requests[0]!.webSearch).toBe(true);
     expect(provider.requests[0]!.tools).toEqual([]);
@@ -170,11 +169,20 @@ describe("a tool's timeout and a hand-written tool's output", () => {
   });
 
   it("a hand-written tool that resolves to something other than a string is JSON-encoded, as tool()'s values are", async () => {
-    const returns = (name: string, value: unknown): Tool => ({ name, description: "A test tool.", parameters: { type: "object" }, call: async () => value as string });
+    const returns = (name: string, value: unknown): Tool => ({
+      name,
+      description: "A test tool.",
+      parameters: { type: "object" },
+      call: async () => value as string,
+    });
     const provider = scriptedProvider([{ toolCalls: [{ name: "obj" }, { name: "undef" }, { name: "num" }] }, "ok"]);
     const client = createClient({ provider, tools: [returns("obj", { a: 1 }), returns("undef", undefined), returns("num", 5)] });
     await client.chat("go");
     const tool = client.history.find((m) => m.role === "tool") as { results: { output: string; isError: boolean }[] };
-    expect(tool.results.map((r) => [r.output, r.isError])).toEqual([['{"a":1}', false], ["null", false], ["5", false]]);
+    expect(tool.results.map((r) => [r.output, r.isError])).toEqual([
+      ['{"a":1}', false],
+      ["null", false],
+      ["5", false],
+    ]);
   });
 });

@@ -47,7 +47,7 @@ const CASES: [string, string, SSEEvent[]][] = [
   ["a leading BOM is not part of the first field", "\uFEFFdata: x\n\n", [ev("x")]],
   ["a BOM later is data", "data: \uFEFFx\n\n", [ev("\uFEFFx")]],
   ["an unterminated last event is dropped", "data: a\n\ndata: b\n", [ev("a")]],
-  ["colons in the value stay", "data: {\"a\":\"b:c\"}\n\n", [ev('{"a":"b:c"}')]],
+  ["colons in the value stay", 'data: {"a":"b:c"}\n\n', [ev('{"a":"b:c"}')]],
   ["blank lines between events change nothing", "\n\n\ndata: a\n\n\n\ndata: b\n\n", [ev("a"), ev("b")]],
 ];
 
@@ -113,7 +113,24 @@ const MiB = 1024 * KiB;
  */
 function charactersScanned(work: () => void): number {
   const proto = String.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const names = ["indexOf", "lastIndexOf", "includes", "startsWith", "endsWith", "charCodeAt", "charAt", "codePointAt", "at", "slice", "substring", "split", "search", "match", "replace", "trim"];
+  const names = [
+    "indexOf",
+    "lastIndexOf",
+    "includes",
+    "startsWith",
+    "endsWith",
+    "charCodeAt",
+    "charAt",
+    "codePointAt",
+    "at",
+    "slice",
+    "substring",
+    "split",
+    "search",
+    "match",
+    "replace",
+    "trim",
+  ];
   const saved = names.map((n) => proto[n]!);
   let scanned = 0;
   names.forEach((n, i) => {
@@ -221,7 +238,12 @@ describe("an event too large to hold ends the stream with a StreamError", () => 
       },
     });
     const seen: string[] = [];
-    const http = { provider: "openai", fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }), maxRetries: 0, idleTimeout: undefined };
+    const http = {
+      provider: "openai",
+      fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      maxRetries: 0,
+      idleTimeout: undefined,
+    };
     const err = await postSSE(http, { url: "https://api.example.com/v1/responses", headers: {}, body: {}, signal: undefined }, (ev) => seen.push(ev.data)).then(
       () => undefined,
       (e: unknown) => e,

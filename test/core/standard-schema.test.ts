@@ -10,10 +10,10 @@ import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { claude } from "../../adapters/claude/index.js";
 import { openai } from "../../adapters/openai/index.js";
-import { createClient, isToolloopError, tool, toJSONSchema, type ToolInput, type UnsupportedSchemaError } from "../../src/index.js";
+import { createClient, isToolloopError, type ToolInput, toJSONSchema, tool, type UnsupportedSchemaError } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
-import { startOpenAIResponsesMock, type OpenAIMock } from "../mock/openai-responses.js";
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
+import { type OpenAIMock, startOpenAIResponsesMock } from "../mock/openai-responses.js";
 
 const mocks: (ClaudeMock | OpenAIMock)[] = [];
 afterEach(async () => {
@@ -103,7 +103,12 @@ describe("zod schemas (Standard JSON Schema)", () => {
       run: ({ city }) => `booked ${city}`,
     });
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "book", arguments: { city: "Paris" } }, { name: "book", arguments: { city: "Rome" } }] },
+      {
+        toolCalls: [
+          { name: "book", arguments: { city: "Paris" } },
+          { name: "book", arguments: { city: "Rome" } },
+        ],
+      },
       "done",
     ]);
     await createClient({ provider, tools: [book] }).chat("Book Paris and Rome.");
@@ -142,7 +147,12 @@ describe("valibot wrapped by toStandardJsonSchema()", () => {
   );
 
   it("is converted with the options a plain valibot schema gets (an action with no JSON form left to valibot, not thrown)", () => {
-    const direct = toJSONSchema(v.object({ city: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("City name.")), days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) }));
+    const direct = toJSONSchema(
+      v.object({
+        city: v.pipe(v.string(), v.trim(), v.minLength(1), v.description("City name.")),
+        days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      }),
+    );
     expect(toJSONSchema(Wrapped)).toEqual(direct);
     expect(direct).toEqual({
       type: "object",
@@ -177,12 +187,28 @@ describe("what is not a Standard JSON Schema is refused with a typed error", () 
   });
 
   it("a jsonSchema.input that throws for the target, or gives no object", () => {
-    const refusing = { "~standard": { version: 1, vendor: "old", validate, jsonSchema: { input: () => { throw new Error("Unsupported target: draft-2020-12"); } } } };
+    const refusing = {
+      "~standard": {
+        version: 1,
+        vendor: "old",
+        validate,
+        jsonSchema: {
+          input: () => {
+            throw new Error("Unsupported target: draft-2020-12");
+          },
+        },
+      },
+    };
     const err = thrown(() => toJSONSchema(refusing, "t"));
     expect(isToolloopError(err, "unsupported_schema")).toBe(true);
     expect((err as Error).message).toContain("Unsupported target: draft-2020-12");
     const empty = { "~standard": { version: 1, vendor: "odd", validate, jsonSchema: { input: () => "{}" as never } } };
-    expect(isToolloopError(thrown(() => toJSONSchema(empty, "t")), "unsupported_schema")).toBe(true);
+    expect(
+      isToolloopError(
+        thrown(() => toJSONSchema(empty, "t")),
+        "unsupported_schema",
+      ),
+    ).toBe(true);
   });
 });
 

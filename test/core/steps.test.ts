@@ -3,8 +3,21 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../src/base/errors.js";
-import { costExceeds, createClient, hasToolCall, stepCountIs, tokensExceed, tool, webSearch, type ModelResponse, type Provider, type StepResult, type StopCondition, type StreamEvent } from "../../src/index.js";
-import { scriptedProvider, type ScriptedTurn } from "../../src/testing.js";
+import {
+  costExceeds,
+  createClient,
+  hasToolCall,
+  type ModelResponse,
+  type Provider,
+  type StepResult,
+  type StopCondition,
+  type StreamEvent,
+  stepCountIs,
+  tokensExceed,
+  tool,
+  webSearch,
+} from "../../src/index.js";
+import { type ScriptedTurn, scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ s: v.string() }), run: async ({ s }) => s });
@@ -20,7 +33,10 @@ describe("steps", () => {
       if (mode === "chat") await client.chat("x");
       else if (mode === "ask") await client.ask("x", v.object({ ok: v.boolean() }));
       else for await (const _ of client.stream("x"));
-      expect(seen.map((s) => s.step), mode).toEqual([1, 2]);
+      expect(
+        seen.map((s) => s.step),
+        mode,
+      ).toEqual([1, 2]);
       expect(seen[0]).toMatchObject({ text: "", finishReason: "tool-calls", usage: { inputTokens: 100, outputTokens: 10 } });
       expect(seen[0]!.toolCalls.map((c) => c.name)).toEqual(["echo"]);
       expect(seen[0]!.toolResults.map((r) => r.output)).toEqual(["a"]);
@@ -29,18 +45,25 @@ describe("steps", () => {
   });
 
   it("a custom provider's own response fields cannot pass for step-finish's type or step", async () => {
-    const answers = [{ text: "", toolCalls: [{ id: "c1", name: "echo", arguments: '{"s":"a"}' }], finishReason: "tool-calls" as const }, { text: "done", toolCalls: [], finishReason: "stop" as const }];
+    const answers = [
+      { text: "", toolCalls: [{ id: "c1", name: "echo", arguments: '{"s":"a"}' }], finishReason: "tool-calls" as const },
+      { text: "done", toolCalls: [], finishReason: "stop" as const },
+    ];
     let n = 0;
     const provider: Provider = {
       name: "custom",
       // A response that carries its vendor's own `type` and a `step` of its own.
-      generate: async () => ({ ...answers[n++]!, usage: { inputTokens: 1, outputTokens: 1 }, type: "message", step: 99, raw: true }) as unknown as ModelResponse,
+      generate: async () =>
+        ({ ...answers[n++]!, usage: { inputTokens: 1, outputTokens: 1 }, type: "message", step: 99, raw: true }) as unknown as ModelResponse,
     };
     const seen: StepResult[] = [];
     const client = createClient({ provider, tools: [echo], onStepFinish: (s) => void seen.push(s) });
     const events: StreamEvent[] = [];
     for await (const e of client.stream("x")) events.push(e);
-    expect(seen.map((s) => [s.type, s.step])).toEqual([["step-finish", 1], ["step-finish", 2]]);
+    expect(seen.map((s) => [s.type, s.step])).toEqual([
+      ["step-finish", 1],
+      ["step-finish", 2],
+    ]);
     expect(events.map((e) => e.type)).toEqual(["tool-call", "tool-result", "step-finish", "step-finish", "finish"]);
     expect(events.filter((e) => e.type === "step-finish").map((e) => (e as StepResult).step)).toEqual([1, 2]);
   });
@@ -105,7 +128,13 @@ describe("steps", () => {
       const turns: ScriptedTurn[] = ["a", "b", "c", "d", "e"].map(callEcho);
       const provider = scriptedProvider([...turns.slice(0, toolSteps), "final", ...turns.slice(toolSteps)]);
       // usage.cost is the pricing engineer's field; a provider that reports it stands in here
-      const priced = { ...provider, generate: async (r: Parameters<typeof provider.generate>[0]) => ({ ...(await provider.generate(r)), usage: { inputTokens: 100, outputTokens: 10, cost: 0.0004 } }) };
+      const priced = {
+        ...provider,
+        generate: async (r: Parameters<typeof provider.generate>[0]) => ({
+          ...(await provider.generate(r)),
+          usage: { inputTokens: 100, outputTokens: 10, cost: 0.0004 },
+        }),
+      };
       const client = createClient({ provider: priced, tools: [echo], stopWhen: cond });
       const r = await client.run("x");
       expect(r.text).toBe("final");

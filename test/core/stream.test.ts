@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, tool, type StreamEvent } from "../../src/index.js";
+import { createClient, type StreamEvent, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, settle } from "./helpers.js";
 
@@ -28,16 +28,7 @@ describe("stream()", () => {
     ]);
     const client = createClient({ provider, tools: [weather] });
     const events = await collect(client.stream("Weather?"));
-    expect(shape(events)).toEqual([
-      "text-delta",
-      "tool-call-delta",
-      "tool-call",
-      "tool-result",
-      "step-finish",
-      "text-delta",
-      "step-finish",
-      "finish",
-    ]);
+    expect(shape(events)).toEqual(["text-delta", "tool-call-delta", "tool-call", "tool-result", "step-finish", "text-delta", "step-finish", "finish"]);
     const texts = events.filter((e): e is Extract<StreamEvent, { type: "text-delta" }> => e.type === "text-delta").map((e) => e.text);
     expect(texts.length).toBeGreaterThan(2);
     expect(texts.join("")).toBe("Looking it up for youIt is 21 degrees in Paris today.");
@@ -61,7 +52,15 @@ describe("stream()", () => {
         finishReason: "tool-calls",
         usage: { inputTokens: 7, outputTokens: 3 },
       },
-      { type: "step-finish", step: 2, text: "It is 21 degrees in Paris today.", toolCalls: [], toolResults: [], finishReason: "stop", usage: { inputTokens: 11, outputTokens: 9 } },
+      {
+        type: "step-finish",
+        step: 2,
+        text: "It is 21 degrees in Paris today.",
+        toolCalls: [],
+        toolResults: [],
+        finishReason: "stop",
+        usage: { inputTokens: 11, outputTokens: 9 },
+      },
     ]);
     expect(events.at(-1)).toMatchObject({
       type: "finish",
@@ -76,7 +75,12 @@ describe("stream()", () => {
 
   it("with several calls in a step, every tool-call comes before the results, and step-finish after all of them", async () => {
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "weather", arguments: { city: "A" } }, { name: "weather", arguments: { city: "B" } }] },
+      {
+        toolCalls: [
+          { name: "weather", arguments: { city: "A" } },
+          { name: "weather", arguments: { city: "B" } },
+        ],
+      },
       "done",
     ]);
     const events = await collect(createClient({ provider, tools: [weather], parallelTools: true }).stream("x"));

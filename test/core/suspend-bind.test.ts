@@ -6,7 +6,7 @@
 // it, a sibling's edited input, compaction before it) still resumes.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { compaction, createClient, suspension, tool, toolOutput, type Message, type ToolMessage } from "../../src/index.js";
+import { compaction, createClient, type Message, suspension, type ToolMessage, tool, toolOutput } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
@@ -102,7 +102,12 @@ describe("a signed waiting call is bound to its conversation", () => {
   it("two calls of one step: approving one with edited input leaves the other's signature valid", async () => {
     const paid: string[] = [];
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "pay", arguments: { to: "ada", amount: 40 }, id: "a" }, { name: "pay", arguments: { to: "bo", amount: 5 }, id: "b" }] },
+      {
+        toolCalls: [
+          { name: "pay", arguments: { to: "ada", amount: 40 }, id: "a" },
+          { name: "pay", arguments: { to: "bo", amount: 5 }, id: "b" },
+        ],
+      },
       "ok",
     ]);
     const client = createClient({ provider, tools: [payTool(paid)], suspension: waits });
@@ -138,12 +143,23 @@ describe("a signed waiting call is bound to its conversation", () => {
       name: "shot",
       description: "A screenshot.",
       input: v.object({}),
-      run: async () => toolOutput([{ type: "text", text: "the page" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }]),
+      run: async () =>
+        toolOutput([
+          { type: "text", text: "the page" },
+          { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+        ]),
     });
-    const provider = scriptedProvider([{ toolCalls: [{ name: "shot", id: "s1" }] }, { toolCalls: [{ name: "pay", arguments: { to: "ada", amount: 1 }, id: "p2" }] }, "ok"]);
+    const provider = scriptedProvider([
+      { toolCalls: [{ name: "shot", id: "s1" }] },
+      { toolCalls: [{ name: "pay", arguments: { to: "ada", amount: 1 }, id: "p2" }] },
+      "ok",
+    ]);
     const opts = { provider, tools: [shot, payTool([])], suspension: waits };
     const client = createClient(opts);
-    await client.run([{ type: "text", text: "Pay what this says." }, { type: "image", url: "https://example.com/a.png" }]);
+    await client.run([
+      { type: "text", text: "Pay what this says." },
+      { type: "image", url: "https://example.com/a.png" },
+    ]);
     expect(client.history[2]).toMatchObject({ role: "tool", results: [{ content: [{ type: "text" }, { type: "image" }] }] });
     const again = createClient({ ...opts, history: JSON.parse(JSON.stringify(client.history)) as Message[] });
     expect((await again.resume([{ callId: "p2", approved: true }])).status).toBe("done");

@@ -5,7 +5,7 @@
 // the history is as it was and still serialises with JSON.stringify.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, jsonTool, suspension, tool, type Client, type Message } from "../../src/index.js";
+import { type Client, createClient, jsonTool, type Message, suspension, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
@@ -50,7 +50,11 @@ describe("decisions: a deep answer or edited input is an InvalidDecisionError, a
       needsApproval: true,
       run: async () => (ran.push("paid"), "paid"),
     });
-    return createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 3 }, id: "p" }] }, "ok"]), tools: [pay], suspension: waits });
+    return createClient({
+      provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 3 }, id: "p" }] }, "ok"]),
+      tools: [pay],
+      suspension: waits,
+    });
   }
 
   it(`an answer nested ${DEEP} deep`, async () => {
@@ -156,7 +160,9 @@ describe("loaded history: deep providerData or pending state is an InvalidHistor
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     for (const providerData of [cyclic, { f: 1n }, () => 1]) {
-      expect(() => client.add({ role: "assistant", content: "", providerData } as unknown as Message)).toThrow(expect.objectContaining({ code: "invalid_history" }));
+      expect(() => client.add({ role: "assistant", content: "", providerData } as unknown as Message)).toThrow(
+        expect.objectContaining({ code: "invalid_history" }),
+      );
     }
     expect(client.history).toEqual([]);
   });

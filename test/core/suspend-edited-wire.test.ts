@@ -10,7 +10,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
-import { createClient, suspension, tool, type AssistantMessage, type Decision, type Message, type Provider, type RunResult, type StreamEvent } from "../../src/index.js";
+import {
+  type AssistantMessage,
+  createClient,
+  type Decision,
+  type Message,
+  type Provider,
+  type RunResult,
+  type StreamEvent,
+  suspension,
+  tool,
+} from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
@@ -53,7 +63,12 @@ const claudeFormat = (thinking: boolean): Format => ({
   extra: thinking ? { thinking: "The user wants both payments; look the rates up too." } : {},
   start: async (script) => {
     const mock = await startClaudeMock({ apiKey: "sk-ant-k", script: script as never });
-    const provider = claude({ apiKey: "sk-ant-k", model: "claude-sonnet-4-5", baseURL: mock.url, ...(thinking ? { thinking: { budgetTokens: 1024 }, maxTokens: 2048 } : {}) });
+    const provider = claude({
+      apiKey: "sk-ant-k",
+      model: "claude-sonnet-4-5",
+      baseURL: mock.url,
+      ...(thinking ? { thinking: { budgetTokens: 1024 }, maxTokens: 2048 } : {}),
+    });
     return { provider, bodies: () => mock.requests.map((r) => r.body), close: () => mock.close() };
   },
   turn: (b) => b.messages[1].content,
@@ -69,7 +84,11 @@ const geminiFormat = (ids: boolean): Format => ({
     // without ids, as the Gemini API mostly answers: the decoder derives them
     const turns = ids ? script : script.map((t) => ({ ...t, toolCalls: t.toolCalls?.map(({ id: _id, ...c }) => c) }));
     const mock = await startGeminiMock({ script: turns as never });
-    return { provider: gemini({ apiKey: MOCK_API_KEY, model: "gemini-3-pro-preview", baseURL: mock.url }), bodies: () => mock.requests.map((r) => r.body as Body), close: () => mock.close() };
+    return {
+      provider: gemini({ apiKey: MOCK_API_KEY, model: "gemini-3-pro-preview", baseURL: mock.url }),
+      bodies: () => mock.requests.map((r) => r.body as Body),
+      close: () => mock.close(),
+    };
   },
   turn: (b) => b.contents[1].parts,
   callIds: (items, m) => {
@@ -91,24 +110,36 @@ const FORMATS: Record<string, Format> = {
     start: async (script) => {
       const mock = await startOpenAIResponsesMock({ apiKey: "sk-k", script: script as never });
       // gpt-5 reasons: the adapter asks for encrypted reasoning, which the mock checks on replay
-      return { provider: openai({ apiKey: "sk-k", model: "gpt-5", baseURL: mock.url }), bodies: () => mock.requests.map((r) => r.body as Body), close: () => mock.close() };
+      return {
+        provider: openai({ apiKey: "sk-k", model: "gpt-5", baseURL: mock.url }),
+        bodies: () => mock.requests.map((r) => r.body as Body),
+        close: () => mock.close(),
+      };
     },
     turn: (b) => {
       const input = b.input as Item[];
-      return input.slice(1, input.findIndex((i) => i.type === "function_call_output"));
+      return input.slice(
+        1,
+        input.findIndex((i) => i.type === "function_call_output"),
+      );
     },
     callIds: (items) => items.map((i) => (i.type === "function_call" ? i.call_id : undefined)),
     args: (i) => JSON.parse(i.arguments),
     withArgs: (i, args) => ({ ...i, arguments: JSON.stringify(args) }),
     // replayItems: verbatim, function calls without their output-only status (their item ids kept,
     // last: a reasoning item goes back with them)
-    plainReplay: (m) => (m.providerData!.value as Item[]).map((i) => (i.type === "function_call" ? (({ status: _s, id, ...rest }) => ({ ...rest, id }))(i) : i)),
+    plainReplay: (m) =>
+      (m.providerData!.value as Item[]).map((i) => (i.type === "function_call" ? (({ status: _s, id, ...rest }) => ({ ...rest, id }))(i) : i)),
   },
   "openai-chat": {
     extra: {},
     start: async (script) => {
       const mock = await startOpenAIChatMock({ apiKey: "sk-k", script: script as never });
-      return { provider: openaiChat({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }), bodies: () => mock.requests.map((r) => r.body as Body), close: () => mock.close() };
+      return {
+        provider: openaiChat({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }),
+        bodies: () => mock.requests.map((r) => r.body as Body),
+        close: () => mock.close(),
+      };
     },
     turn: (b) => (b.messages as Item[]).find((m) => m.role === "assistant")!.tool_calls,
     callIds: (items) => items.map((i) => i.id),
@@ -128,7 +159,12 @@ afterEach(async () => {
 
 function tools(log: string[]) {
   return [
-    tool({ name: "lookup", description: "Looks a thing up.", input: v.object({ q: v.string() }), run: async ({ q }) => (log.push(`lookup ${q}`), `found ${q}`) }),
+    tool({
+      name: "lookup",
+      description: "Looks a thing up.",
+      input: v.object({ q: v.string() }),
+      run: async ({ q }) => (log.push(`lookup ${q}`), `found ${q}`),
+    }),
     tool({
       name: "pay",
       description: "Pays an amount.",
@@ -161,7 +197,9 @@ for (const [name, format] of Object.entries(FORMATS)) {
         ["the edited call after an unedited one", [LOOK, PAY1, PAY2]],
       ] as const) {
         for (const edit of [true, false]) {
-          const what = edit ? "edited input replaces the replayed call's arguments, nothing else changes" : "a plain approval replays the model's turn unchanged";
+          const what = edit
+            ? "edited input replaces the replayed call's arguments, nothing else changes"
+            : "a plain approval replays the model's turn unchanged";
           it(`${what} (${order}, ${streamed ? "stream" : "run"})`, async () => {
             const script: Turn[] = [{ text: "Paying.", toolCalls: [...calls], ...format.extra }, { text: "All done." }, { text: "You are welcome." }];
             const w = await format.start(script);
@@ -242,7 +280,18 @@ describe("unedited calls whose neutral arguments are not the model's text replay
     ];
     mock.enqueue({
       sse: [
-        frame({ type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, usage: { input_tokens: 9, output_tokens: 1 } } }),
+        frame({
+          type: "message_start",
+          message: {
+            id: "msg_1",
+            type: "message",
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: 9, output_tokens: 1 },
+          },
+        }),
         ...use(0, "toolu_a", ['{"amount"', ": 40}"]),
         ...use(1, "toolu_b", ['{ "amount": ', "7.0 }"]),
         frame({ type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 20 } }),
@@ -250,7 +299,11 @@ describe("unedited calls whose neutral arguments are not the model's text replay
       ],
     });
     const log: string[] = [];
-    const client = createClient({ provider: claude({ apiKey: "sk-ant-k", model: "claude-sonnet-4-5", baseURL: mock.url }), tools: tools(log), suspension: suspension({ unsigned: true }) });
+    const client = createClient({
+      provider: claude({ apiKey: "sk-ant-k", model: "claude-sonnet-4-5", baseURL: mock.url }),
+      tools: tools(log),
+      suspension: suspension({ unsigned: true }),
+    });
     const r1 = await drive(client, true, "pay");
     expect(r1.pending.map((p) => p.arguments)).toEqual(['{"amount": 40}', '{ "amount": 7.0 }']);
     await client.resume([
@@ -266,12 +319,21 @@ describe("unedited calls whose neutral arguments are not the model's text replay
   });
 
   it("Responses, strict mode: a call whose nulls were restored away keeps the model's text", async () => {
-    const find = tool({ name: "find", description: "Finds.", input: v.object({ q: v.string(), near: v.optional(v.string()) }), run: async ({ q, near }) => `found ${q} ${near ?? "anywhere"}` });
+    const find = tool({
+      name: "find",
+      description: "Finds.",
+      input: v.object({ q: v.string(), near: v.optional(v.string()) }),
+      run: async ({ q, near }) => `found ${q} ${near ?? "anywhere"}`,
+    });
     const raw = '{"q":"cafe","near":null}';
     const script = [{ toolCalls: [{ id: "call_find", name: "find", input: {}, arguments: raw }, PAY1] }, { text: "All done." }];
     const mock = await startOpenAIResponsesMock({ apiKey: "sk-k", script: script as never });
     closers.push(() => mock.close());
-    const client = createClient({ provider: openai({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }), tools: [find, ...tools([])], suspension: suspension({ unsigned: true }) });
+    const client = createClient({
+      provider: openai({ apiKey: "sk-k", model: "gpt-4.1", baseURL: mock.url }),
+      tools: [find, ...tools([])],
+      suspension: suspension({ unsigned: true }),
+    });
     await client.run("find and pay");
     // the loop sees the call the way the tool's schema describes it
     expect((client.history[1] as AssistantMessage).toolCalls![0]!.arguments).toBe('{"q":"cafe"}');

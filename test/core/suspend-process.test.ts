@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { createClient, suspension, tool } from "../../src/index.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const KEY = "sk-ant-process";
@@ -55,8 +55,18 @@ describe("resume in a fresh process", () => {
       script: [{ text: "Paying.", toolCalls: [{ id: "toolu_pay", name: "pay", input: { amount: 40 } }] }, { text: "Paid." }, { text: "unused" }],
     });
     const ran: number[] = [];
-    const pay = tool({ name: "pay", description: "Pays.", input: v.object({ amount: v.number() }), needsApproval: true, run: ({ amount }) => (ran.push(amount), `paid ${amount}`) });
-    const client = createClient({ provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [pay], suspension: suspension({ secret: "proc-secret-proc-secret-proc-secret" }) });
+    const pay = tool({
+      name: "pay",
+      description: "Pays.",
+      input: v.object({ amount: v.number() }),
+      needsApproval: true,
+      run: ({ amount }) => (ran.push(amount), `paid ${amount}`),
+    });
+    const client = createClient({
+      provider: claude({ apiKey: KEY, model: "claude-sonnet-4-5", baseURL: mock.url }),
+      tools: [pay],
+      suspension: suspension({ secret: "proc-secret-proc-secret-proc-secret" }),
+    });
     expect((await client.run("Pay 40.")).status).toBe("suspended");
     expect(ran).toEqual([]);
 

@@ -3,8 +3,8 @@
 // counted in the resumed run's RunResult and `finish` event (newcomer 3).
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, externalTool, suspension, tool, type Client, type RunResult, type StreamEvent } from "../../src/index.js";
-import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
+import { type Client, createClient, externalTool, type RunResult, type StreamEvent, suspension, tool } from "../../src/index.js";
+import { type RecordedRequest, scriptedProvider } from "../../src/testing.js";
 
 const waits = suspension({ unsigned: true });
 const MAX = 50;
@@ -61,8 +61,19 @@ describe("maxToolOutput caps results built from decisions", () => {
 describe("a resumed run counts the calls its decisions ran", () => {
   const ran: string[] = [];
   const pay = tool({ name: "pay", description: "Pays.", input: v.object({}), needsApproval: true, run: async () => (ran.push("pay"), "paid") });
-  const fail = tool({ name: "fail", description: "Fails.", input: v.object({}), needsApproval: true, run: async () => Promise.reject(new Error("card declined")) });
-  const choose = tool({ name: "choose", description: "Asks.", input: v.object({}), run: async (_i, ctx) => String(await ctx.requestInput!({ message: "Which?" })) });
+  const fail = tool({
+    name: "fail",
+    description: "Fails.",
+    input: v.object({}),
+    needsApproval: true,
+    run: async () => Promise.reject(new Error("card declined")),
+  });
+  const choose = tool({
+    name: "choose",
+    description: "Asks.",
+    input: v.object({}),
+    run: async (_i, ctx) => String(await ctx.requestInput!({ message: "Which?" })),
+  });
   const screenshot = externalTool({ name: "screenshot", description: "Runs in the page.", input: v.object({}) });
 
   function waitingOn(...names: string[]): Client {
@@ -102,10 +113,13 @@ describe("a resumed run counts the calls its decisions ran", () => {
 
   it("a denial and an external output ran nothing: toolCalls 0", async () => {
     expect(
-      await counts(["pay", "screenshot"], [
-        { callId: "c0", approved: false },
-        { callId: "c1", output: "done" },
-      ]),
+      await counts(
+        ["pay", "screenshot"],
+        [
+          { callId: "c0", approved: false },
+          { callId: "c1", output: "done" },
+        ],
+      ),
     ).toEqual({ toolCalls: 0, toolFailures: 0 });
   });
 

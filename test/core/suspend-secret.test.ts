@@ -5,7 +5,7 @@
 // missing (issue 24, newcomer 1).
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, isToolloopError, suspension, tool, type Message } from "../../src/index.js";
+import { createClient, isToolloopError, type Message, suspension, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 const SECRET = "0123456789abcdef0123456789abcdef"; // exactly 32 characters

@@ -7,7 +7,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
-import { createClient, suspension, externalTool, stepCountIs, tool, type Decision, type Message, type Provider, type RunResult, type StreamEvent } from "../../src/index.js";
+import {
+  createClient,
+  type Decision,
+  externalTool,
+  type Message,
+  type Provider,
+  type RunResult,
+  type StreamEvent,
+  stepCountIs,
+  suspension,
+  tool,
+} from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
@@ -103,7 +114,12 @@ async function wire(format: string, script: Turn[]): Promise<Wire> {
 
 function tools(log: string[]) {
   return [
-    tool({ name: "lookup", description: "Looks a thing up.", input: v.object({ q: v.string() }), run: async ({ q }) => (log.push(`lookup ${q}`), `found ${q}`) }),
+    tool({
+      name: "lookup",
+      description: "Looks a thing up.",
+      input: v.object({ q: v.string() }),
+      run: async ({ q }) => (log.push(`lookup ${q}`), `found ${q}`),
+    }),
     tool({
       name: "pay",
       description: "Pays an amount.",
@@ -154,7 +170,12 @@ for (const format of Object.keys(FORMATS)) {
         it(`every decision form (${streamed ? "stream" : "chat"}, ${parallel ? "parallel" : "sequential"}), saved as JSON and resumed by a new client`, async () => {
           const w = await wire(format, [STEP, { text: "All done." }]);
           const log: string[] = [];
-          const opts = { provider: w.provider, tools: tools(log), parallelTools: parallel, suspension: suspension({ secret: "k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y" }) };
+          const opts = {
+            provider: w.provider,
+            tools: tools(log),
+            parallelTools: parallel,
+            suspension: suspension({ secret: "k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y-k3y" }),
+          };
           const first = createClient(opts);
           const r1 = await drive(first, streamed, "Pay and move.");
           expect(r1.status).toBe("suspended");
@@ -199,7 +220,17 @@ for (const format of Object.keys(FORMATS)) {
       const shot = externalTool({ name: "screenshot", description: "Screenshot of the user's tab.", input: v.object({}) });
       const client = createClient({ suspension: suspension({ unsigned: true }), provider: w.provider, tools: [shot] });
       expect((await client.run("look")).pending).toMatchObject([{ callId: "call_shot", kind: "external" }]);
-      const r = await client.resume([{ callId: "call_shot", output: { content: [{ type: "text", text: "the tab" }, { type: "image", mediaType: "image/png", data: PNG }] } }]);
+      const r = await client.resume([
+        {
+          callId: "call_shot",
+          output: {
+            content: [
+              { type: "text", text: "the tab" },
+              { type: "image", mediaType: "image/png", data: PNG },
+            ],
+          },
+        },
+      ]);
       expect(r.text).toBe("I see a pixel.");
       const sent = JSON.stringify(w.bodies()[1]);
       expect(sent).toContain(PNG);
@@ -225,7 +256,8 @@ for (const format of Object.keys(FORMATS)) {
         tools: all,
         systemPrompt: "Client system.",
         toolChoice: "required",
-        prepareStep: ({ step }) => (step === 2 ? { toolChoice: { name: "LOOKUP" }, tools: [all[0]!], system: "Step two." } : step === 3 ? { toolChoice: "none" } : undefined),
+        prepareStep: ({ step }) =>
+          step === 2 ? { toolChoice: { name: "LOOKUP" }, tools: [all[0]!], system: "Step two." } : step === 3 ? { toolChoice: "none" } : undefined,
       });
       expect(await client.chat("a")).toBe("end");
       const [b1, b2, b3] = w.bodies();
@@ -246,7 +278,13 @@ for (const format of Object.keys(FORMATS)) {
       const call = (q: string): Turn => ({ toolCalls: [{ name: "lookup", input: { q } }] });
       const w = await wire(format, [call("1"), call("2"), { text: "answer" }]);
       const steps: number[] = [];
-      const client = createClient({ suspension: suspension({ unsigned: true }), provider: w.provider, tools: tools([]), stopWhen: stepCountIs(2), onStepFinish: (s) => void steps.push(s.step) });
+      const client = createClient({
+        suspension: suspension({ unsigned: true }),
+        provider: w.provider,
+        tools: tools([]),
+        stopWhen: stepCountIs(2),
+        onStepFinish: (s) => void steps.push(s.step),
+      });
       expect(await client.chat("go")).toBe("answer");
       expect(w.bodies().map((b) => w.choice(b))).toEqual(["auto", "auto", "none"]);
       expect(steps).toEqual([1, 2, 3]);

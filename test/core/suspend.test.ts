@@ -3,8 +3,8 @@
 // and a pending result never reaches a provider.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, suspension, externalTool, jsonTool, tool, type Message, type StreamEvent, type Tool } from "../../src/index.js";
-import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
+import { createClient, externalTool, jsonTool, type Message, type StreamEvent, suspension, type Tool, tool } from "../../src/index.js";
+import { type RecordedRequest, scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
 function pay(log: string[], needsApproval: Tool["needsApproval"] = true) {
@@ -41,7 +41,12 @@ describe("suspension", () => {
   it("a step runs the calls that need nothing once, then suspends for the approval; approving runs it and the loop goes on", async () => {
     const log: string[] = [];
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "lookup", arguments: { q: "a" }, id: "c1" }, { name: "pay", arguments: { amount: 40 }, id: "c2" }] },
+      {
+        toolCalls: [
+          { name: "lookup", arguments: { q: "a" }, id: "c1" },
+          { name: "pay", arguments: { amount: 40 }, id: "c2" },
+        ],
+      },
       "done",
     ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [lookup(log), pay(log)] });
@@ -98,7 +103,10 @@ describe("suspension", () => {
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
-    await expect(client.resume([{ callId: "p1", approved: true, input: { amount: "lots" } }])).rejects.toMatchObject({ code: "invalid_decision", callId: "p1" });
+    await expect(client.resume([{ callId: "p1", approved: true, input: { amount: "lots" } }])).rejects.toMatchObject({
+      code: "invalid_decision",
+      callId: "p1",
+    });
     expect(client.history).toEqual(before);
     expect(provider.requests).toHaveLength(1);
     expect(log).toEqual([]);
@@ -115,7 +123,12 @@ describe("suspension", () => {
       return input.amount > 100;
     };
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "pay", arguments: { amount: 5 }, id: "a" }, { name: "pay", arguments: "```json\n{\"amount\": 500}\n```", id: "b" }] },
+      {
+        toolCalls: [
+          { name: "pay", arguments: { amount: 5 }, id: "a" },
+          { name: "pay", arguments: '```json\n{"amount": 500}\n```', id: "b" },
+        ],
+      },
       "ok",
     ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log, rule as never)] });
@@ -137,7 +150,11 @@ describe("suspension", () => {
         return "deleted";
       },
     };
-    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]), tools: [raw] });
+    const client = createClient({
+      suspension: suspension({ unsigned: true }),
+      provider: scriptedProvider([{ toolCalls: [{ name: "rm", arguments: { path: "/etc" }, id: "r1" }] }, "ok"]),
+      tools: [raw],
+    });
     expect((await client.run("x")).pending[0]).toMatchObject({ callId: "r1", kind: "approval", input: { path: "/etc" } });
     expect(calls).toEqual([]);
     await client.resume([{ callId: "r1", approved: true }]);
@@ -154,7 +171,14 @@ describe("suspension", () => {
       input: v.object({}),
       run: async (_i, ctx) => String(await ctx.requestInput!({ message: "sure?" })),
     });
-    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "c1" }, { name: "ask", arguments: {}, id: "c2" }] }]);
+    const provider = scriptedProvider([
+      {
+        toolCalls: [
+          { name: "pay", arguments: { amount: 1 }, id: "c1" },
+          { name: "ask", arguments: {}, id: "c2" },
+        ],
+      },
+    ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay([]), ask], logger, parallelTools: true });
     expect((await client.run("go")).status).toBe("suspended");
     const waits = lines.filter(([, msg]) => msg === "tool waits for a decision").map(([level, , f]) => [level, f]);
@@ -182,7 +206,15 @@ describe("suspension", () => {
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [transfer] });
     const r = await client.run("move 7");
     expect(r.pending).toEqual([
-      { callId: "t1", name: "transfer", input: { amount: 7 }, arguments: '{"amount":7}', kind: "input", message: "Which account?", schema: { type: "string", enum: ["checking", "savings"] } },
+      {
+        callId: "t1",
+        name: "transfer",
+        input: { amount: 7 },
+        arguments: '{"amount":7}',
+        kind: "input",
+        message: "Which account?",
+        schema: { type: "string", enum: ["checking", "savings"] },
+      },
     ]);
     // an answer that fails the schema the handler asks with is refused; nothing changes
     const before = JSON.stringify(client.history);
@@ -214,14 +246,34 @@ describe("suspension", () => {
     });
     for (const parallelTools of [false, true]) {
       log.length = 0;
-      const provider = scriptedProvider([{ toolCalls: [{ name: "move", arguments: { n: 1 }, id: "a" }, { name: "move", arguments: { n: 2 }, id: "b" }] }, "done"]);
+      const provider = scriptedProvider([
+        {
+          toolCalls: [
+            { name: "move", arguments: { n: 1 }, id: "a" },
+            { name: "move", arguments: { n: 2 }, id: "b" },
+          ],
+        },
+        "done",
+      ]);
       const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [move], parallelTools });
       expect((await client.run("go")).pending.map((p) => p.callId)).toEqual(["a", "b"]);
       const before = JSON.stringify(client.history);
-      await expect(client.resume([{ callId: "a", answer: "savings" }, { callId: "b", answer: "bogus" }])).rejects.toMatchObject({ code: "invalid_decision", callId: "b" });
+      await expect(
+        client.resume([
+          { callId: "a", answer: "savings" },
+          { callId: "b", answer: "bogus" },
+        ]),
+      ).rejects.toMatchObject({ code: "invalid_decision", callId: "b" });
       expect(log).toEqual([]);
       expect(JSON.stringify(client.history)).toBe(before);
-      expect((await client.resume([{ callId: "a", answer: "savings" }, { callId: "b", answer: "checking" }])).text).toBe("done");
+      expect(
+        (
+          await client.resume([
+            { callId: "a", answer: "savings" },
+            { callId: "b", answer: "checking" },
+          ])
+        ).text,
+      ).toBe("done");
       expect(log.sort()).toEqual(["moved 1 from savings", "moved 2 from checking"]);
     }
   });
@@ -230,7 +282,12 @@ describe("suspension", () => {
     const screenshot = externalTool({ name: "screenshot", description: "Takes a screenshot in the browser.", input: v.object({ tab: v.number() }) });
     const clock = externalTool({ name: "clock", description: "Browser time.", input: { type: "object", properties: {} } });
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "screenshot", arguments: { tab: 1 }, id: "s1" }, { name: "clock", id: "k1" }] },
+      {
+        toolCalls: [
+          { name: "screenshot", arguments: { tab: 1 }, id: "s1" },
+          { name: "clock", id: "k1" },
+        ],
+      },
       "seen",
     ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [screenshot, clock], parallelTools: true });
@@ -256,13 +313,27 @@ describe("suspension", () => {
 
   it("a batch is checked whole: unknown, repeated or already-answered callIds refuse it, nothing runs and history stays", async () => {
     const log: string[] = [];
-    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
+    const provider = scriptedProvider([
+      {
+        toolCalls: [
+          { name: "pay", arguments: { amount: 1 }, id: "a" },
+          { name: "pay", arguments: { amount: 2 }, id: "b" },
+        ],
+      },
+      "ok",
+    ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const before = client.history;
     for (const bad of [
-      [{ callId: "a", approved: true }, { callId: "zzz", approved: true }],
-      [{ callId: "a", approved: true }, { callId: "a", approved: false }],
+      [
+        { callId: "a", approved: true },
+        { callId: "zzz", approved: true },
+      ],
+      [
+        { callId: "a", approved: true },
+        { callId: "a", approved: false },
+      ],
       [{ callId: "a", answer: 1 }],
       [{ callId: "a", output: "x" }],
       [{ callId: "a" }],
@@ -322,8 +393,18 @@ describe("suspension", () => {
   });
 
   it("jsonTool takes needsApproval too", async () => {
-    const t = jsonTool({ name: "del", description: "d", parameters: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] }, needsApproval: true, run: () => "gone" });
-    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]), tools: [t] });
+    const t = jsonTool({
+      name: "del",
+      description: "d",
+      parameters: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      needsApproval: true,
+      run: () => "gone",
+    });
+    const client = createClient({
+      suspension: suspension({ unsigned: true }),
+      provider: scriptedProvider([{ toolCalls: [{ name: "del", arguments: { id: 1 }, id: "d" }] }, "ok"]),
+      tools: [t],
+    });
     expect((await client.run("x")).status).toBe("suspended");
     await expect(client.resume([{ callId: "d", approved: true, input: { id: "one" } }])).rejects.toMatchObject({ code: "invalid_decision" });
     expect((await client.resume([{ callId: "d", approved: true, input: { id: 2 } }])).text).toBe("ok");
@@ -336,7 +417,11 @@ describe("signed pending calls", () => {
 
   async function suspended(secret: string | CryptoKey | undefined) {
     const log: string[] = [];
-    const client = createClient({ provider: scriptedProvider(turns), tools: [pay(log)], suspension: suspension(secret === undefined ? { unsigned: true } : { secret }) });
+    const client = createClient({
+      provider: scriptedProvider(turns),
+      tools: [pay(log)],
+      suspension: suspension(secret === undefined ? { unsigned: true } : { secret }),
+    });
     await client.run("x");
     return { history: client.history, log };
   }
@@ -431,7 +516,15 @@ describe("pending results and the history invariant", () => {
     const { healHistory } = await import("../../src/conversation/history.js");
     const history: Message[] = [
       { role: "user", content: "x" },
-      { role: "assistant", content: "", toolCalls: [{ id: "a", name: "pay", arguments: "{}" }, { id: "b", name: "pay", arguments: '{"amount":3}' }, { id: "c", name: "pay", arguments: "{}" }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "a", name: "pay", arguments: "{}" },
+          { id: "b", name: "pay", arguments: '{"amount":3}' },
+          { id: "c", name: "pay", arguments: "{}" },
+        ],
+      },
       {
         role: "tool",
         results: [
@@ -484,7 +577,9 @@ describe("pending results and the history invariant", () => {
       [{ kind: "approval", signature: 7 }, "signature"],
       [null, "kind"],
     ] as const) {
-      expect(() => load(pending), JSON.stringify(pending)).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringContaining(`pending.${field}`) }));
+      expect(() => load(pending), JSON.stringify(pending)).toThrow(
+        expect.objectContaining({ code: "invalid_history", message: expect.stringContaining(`pending.${field}`) }),
+      );
     }
     const client = load({ kind: "input", message: "q?", answers: ["a"], extra: { big: true } });
     expect((client.history[2] as { results: { pending: unknown }[] }).results[0]!.pending).toEqual({ kind: "input", message: "q?", answers: ["a"] });
@@ -492,11 +587,25 @@ describe("pending results and the history invariant", () => {
 
   it("stream() reports the results a resume produced as tool-result events, in call order", async () => {
     const log: string[] = [];
-    const provider = scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: 1 }, id: "a" }, { name: "pay", arguments: { amount: 2 }, id: "b" }] }, "ok"]);
+    const provider = scriptedProvider([
+      {
+        toolCalls: [
+          { name: "pay", arguments: { amount: 1 }, id: "a" },
+          { name: "pay", arguments: { amount: 2 }, id: "b" },
+        ],
+      },
+      "ok",
+    ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [pay(log)] });
     await client.run("x");
     const events: StreamEvent[] = [];
-    for await (const e of client.stream(undefined, { decisions: [{ callId: "b", approved: false }, { callId: "a", approved: true }] })) events.push(e);
+    for await (const e of client.stream(undefined, {
+      decisions: [
+        { callId: "b", approved: false },
+        { callId: "a", approved: true },
+      ],
+    }))
+      events.push(e);
     expect(events.filter((e) => e.type === "tool-result").map((e) => e.type === "tool-result" && [e.callId, e.output, e.isError])).toEqual([
       ["a", "paid 1", false],
       ["b", '{"error":"denied"}', true],
@@ -505,12 +614,33 @@ describe("pending results and the history invariant", () => {
 
   it("a resumed call's tool-result event has its real outcome (a handler's throw is error, a timeout timeout)", async () => {
     const flaky = tool({ name: "flaky", description: "Fails.", input: v.object({}), needsApproval: true, run: async () => Promise.reject(new Error("down")) });
-    const slow = { name: "slow", description: "Hangs.", parameters: { type: "object" }, timeout: 10, needsApproval: true, call: () => new Promise<string>(() => {}) };
-    const provider = scriptedProvider([{ toolCalls: [{ name: "flaky", arguments: {}, id: "f" }, { name: "slow", arguments: {}, id: "s" }] }, "ok"]);
+    const slow = {
+      name: "slow",
+      description: "Hangs.",
+      parameters: { type: "object" },
+      timeout: 10,
+      needsApproval: true,
+      call: () => new Promise<string>(() => {}),
+    };
+    const provider = scriptedProvider([
+      {
+        toolCalls: [
+          { name: "flaky", arguments: {}, id: "f" },
+          { name: "slow", arguments: {}, id: "s" },
+        ],
+      },
+      "ok",
+    ]);
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, tools: [flaky, slow] });
     await client.run("x");
     const events: StreamEvent[] = [];
-    for await (const e of client.stream(undefined, { decisions: [{ callId: "f", approved: true }, { callId: "s", approved: true }] })) events.push(e);
+    for await (const e of client.stream(undefined, {
+      decisions: [
+        { callId: "f", approved: true },
+        { callId: "s", approved: true },
+      ],
+    }))
+      events.push(e);
     expect(events.flatMap((e) => (e.type === "tool-result" ? [[e.callId, e.outcome]] : []))).toEqual([
       ["f", "error"],
       ["s", "timeout"],
@@ -527,7 +657,15 @@ describe("stop conditions across a resume", () => {
       suspension: suspension({ unsigned: true }),
       provider,
       tools: [pay(log)],
-      stopWhen: (s) => (seen.push({ steps: s.steps, step: s.lastStep.step, calls: s.lastStep.toolCalls.map((c) => c.name), outputs: s.lastStep.toolResults.map((r) => r.output) }), s.lastStep.toolCalls.some((c) => c.name === "pay")),
+      stopWhen: (s) => (
+        seen.push({
+          steps: s.steps,
+          step: s.lastStep.step,
+          calls: s.lastStep.toolCalls.map((c) => c.name),
+          outputs: s.lastStep.toolResults.map((r) => r.output),
+        }),
+        s.lastStep.toolCalls.some((c) => c.name === "pay")
+      ),
     });
     expect((await client.run("x")).status).toBe("suspended");
     expect(seen).toEqual([]); // a step whose calls wait is not judged until they are answered
@@ -555,8 +693,14 @@ describe("a call that runs on resume runs with the client's tools", () => {
     const client = createClient({ suspension: suspension({ unsigned: true }), provider, prepareStep: () => ({ tools: [pay(log)] }) });
     expect((await client.run("x")).status).toBe("suspended");
     const saved = client.history;
-    for (const decision of [{ callId: "p", approved: true as const }, { callId: "p", approved: true as const, input: { amount: 1 } }]) {
-      await expect(client.resume([decision])).rejects.toMatchObject({ code: "invalid_decision", message: expect.stringContaining('tool "pay" is not among this client\'s tools') });
+    for (const decision of [
+      { callId: "p", approved: true as const },
+      { callId: "p", approved: true as const, input: { amount: 1 } },
+    ]) {
+      await expect(client.resume([decision])).rejects.toMatchObject({
+        code: "invalid_decision",
+        message: expect.stringContaining('tool "pay" is not among this client\'s tools'),
+      });
     }
     expect(client.history).toEqual(saved);
     expect(log).toEqual([]);
@@ -590,7 +734,11 @@ describe("requestInput answers and their schema", () => {
         return { n, ok };
       },
     });
-    const client = createClient({ suspension: suspension({ unsigned: true }), provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]), tools: [t] });
+    const client = createClient({
+      suspension: suspension({ unsigned: true }),
+      provider: scriptedProvider([{ toolCalls: [{ name: "qty", id: "q" }] }, "ok"]),
+      tools: [t],
+    });
     await client.run("x");
     await client.resume([{ callId: "q", answer: "3" }]);
     await client.resume([{ callId: "q", answer: true }]);
@@ -608,7 +756,9 @@ describe("without suspension(), a client cannot wait and says so", () => {
   it("a tool that needs approval, or an external tool, is refused when the tools are set", () => {
     const shot = externalTool({ name: "shot", description: "d", input: v.object({}) });
     for (const t of [pay([]), pay([], () => true), shot]) {
-      expect(() => createClient({ provider: scriptedProvider([]), tools: [t] })).toThrow(expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }));
+      expect(() => createClient({ provider: scriptedProvider([]), tools: [t] })).toThrow(
+        expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("suspension()") }),
+      );
       const client = createClient({ provider: scriptedProvider([]) });
       expect(() => client.setTools([t])).toThrow(expect.objectContaining({ code: "invalid_tool" }));
     }
@@ -618,12 +768,17 @@ describe("without suspension(), a client cannot wait and says so", () => {
 
   it("a saved history with pending calls is refused when loaded or added, and decisions when made, without sending anything", async () => {
     const provider = scriptedProvider(["never"]);
-    expect(() => createClient({ provider, history: saved })).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringMatching(/^history\[2\]: .*suspension\(\)/) }));
+    expect(() => createClient({ provider, history: saved })).toThrow(
+      expect.objectContaining({ code: "invalid_history", message: expect.stringMatching(/^history\[2\]: .*suspension\(\)/) }),
+    );
     const client = createClient({ provider, history: saved.slice(0, 2) });
     expect(() => client.add(saved[2]!)).toThrow(expect.objectContaining({ code: "invalid_history", message: expect.stringContaining("suspension()") }));
     expect(client.history).toEqual(saved.slice(0, 2));
     expect(client.pending).toEqual([]);
-    await expect(client.resume([{ callId: "c", approved: true }])).rejects.toMatchObject({ code: "invalid_options", message: expect.stringContaining("suspension()") });
+    await expect(client.resume([{ callId: "c", approved: true }])).rejects.toMatchObject({
+      code: "invalid_options",
+      message: expect.stringContaining("suspension()"),
+    });
     expect(provider.requests).toHaveLength(0);
     expect(client.history).toEqual(saved.slice(0, 2));
     // the same history resumes once the client has suspension()

@@ -2,7 +2,7 @@
 // the run goes on.
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
-import { createClient, tool, type StreamEvent, type Tool, type ToolMessage } from "../../src/index.js";
+import { createClient, type StreamEvent, type Tool, type ToolMessage, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems, recordingLogger } from "./helpers.js";
 
@@ -143,7 +143,11 @@ describe("handler errors", () => {
   });
 
   it("an unknown tool name is answered with an error listing the available tools", async () => {
-    const { result, provider, client, logger } = await callOnce(cityTool(() => ""), {}, "teleport");
+    const { result, provider, client, logger } = await callOnce(
+      cityTool(() => ""),
+      {},
+      "teleport",
+    );
     expect(result.isError).toBe(true);
     expect(JSON.parse(result.output)).toEqual({ error: 'unknown tool "teleport"; available tools: weather' });
     expect(provider.requests).toHaveLength(2);
@@ -171,7 +175,13 @@ describe("handler errors", () => {
     });
     for (const parallelTools of [false, true]) {
       const provider = scriptedProvider([
-        { toolCalls: [{ name: "ok", id: "a" }, { name: "bad", id: "b" }, { name: "ok", id: "c" }] },
+        {
+          toolCalls: [
+            { name: "ok", id: "a" },
+            { name: "bad", id: "b" },
+            { name: "ok", id: "c" },
+          ],
+        },
         "final",
       ]);
       const client = createClient({ provider, tools: [ok, bad], parallelTools });

@@ -2,10 +2,10 @@
 // schemas that no model could fill, missing options, a search marker a provider cannot honour.
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
-import { createClient, isToolloopError, jsonTool, tool, toJSONSchema, webSearch, type UnsupportedSchemaError } from "../../src/index.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { createClient, isToolloopError, jsonTool, toJSONSchema, tool, type UnsupportedSchemaError, webSearch } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 function thrown(fn: () => unknown): unknown {
@@ -45,8 +45,15 @@ describe("valibot schemas with no JSON Schema form are refused when the tool is 
       input: v.object({
         when: v.pipe(v.string(), v.isoDate()),
         // The model writes the string; valibot turns it into a Date before run() sees it.
-        at: v.pipe(v.string(), v.transform((s) => new Date(s)), v.date()),
-        even: v.pipe(v.number(), v.check((n) => n % 2 === 0)),
+        at: v.pipe(
+          v.string(),
+          v.transform((s) => new Date(s)),
+          v.date(),
+        ),
+        even: v.pipe(
+          v.number(),
+          v.check((n) => n % 2 === 0),
+        ),
         any: v.unknown(),
       }),
       run: ({ at }) => at.toISOString(),
@@ -79,14 +86,24 @@ describe("missing options are typed errors, not TypeErrors", () => {
     const raw = thrown(() => tool({ name: "t", description: "d", input: { type: "object" }, run: () => "x" } as never));
     expect(isToolloopError(raw, "invalid_tool")).toBe(true);
     expect((raw as Error).message).toMatch(/jsonTool/);
-    expect(isToolloopError(thrown(() => (tool as (o?: unknown) => unknown)()), "invalid_tool")).toBe(true);
+    expect(
+      isToolloopError(
+        thrown(() => (tool as (o?: unknown) => unknown)()),
+        "invalid_tool",
+      ),
+    ).toBe(true);
   });
 
   it("jsonTool() without parameters", () => {
     const err = thrown(() => jsonTool({ name: "t", description: "d", run: () => "x" } as never));
     expect(isToolloopError(err, "invalid_tool")).toBe(true);
     expect((err as Error).message).toMatch(/"t" needs `parameters`/);
-    expect(isToolloopError(thrown(() => (jsonTool as (o?: unknown) => unknown)()), "invalid_tool")).toBe(true);
+    expect(
+      isToolloopError(
+        thrown(() => (jsonTool as (o?: unknown) => unknown)()),
+        "invalid_tool",
+      ),
+    ).toBe(true);
   });
 });
 

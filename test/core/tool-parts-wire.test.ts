@@ -4,18 +4,19 @@
 // next chat works; the history keeps the part as it was (another provider may take it). The
 // same part in a prompt still fails before sending with UnsupportedContentError, and the
 // prompt is taken back.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
-import { createClient, tool, toolOutput, type Message, type Provider, type ToolResult } from "../../src/index.js";
 import type { ContentPart } from "../../src/conversation/messages.js";
+import { createClient, type Message, type Provider, type ToolResult, tool, toolOutput } from "../../src/index.js";
+import { validateRequestBody } from "../gemini/spec.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
-import { validateRequestBody } from "../gemini/spec.js";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const BMP: ContentPart = { type: "image", mediaType: "image/bmp", data: "Qk0=" };
@@ -44,7 +45,13 @@ type Turn = { text?: string; toolCalls?: { id?: string; name: string; input: unk
 const chatSent = (body: Body) => body.messages.slice(2, 4);
 const chatExpected = (rendered: string, note: string) => [
   { role: "tool", tool_call_id: "c1", content: `here it is\n${rendered}` },
-  { role: "user", content: [{ type: "text", text: "Attachment from tool call c1 (shot):" }, { type: "text", text: note }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Attachment from tool call c1 (shot):" },
+      { type: "text", text: note },
+    ],
+  },
 ];
 const geminiSent = (body: Body) => body.contents[2].parts[0].functionResponse;
 
@@ -118,7 +125,10 @@ const ROWS: Row[] = [
     expected: {
       id: expect.any(String),
       name: "shot",
-      response: { output: "here it is\n[image image/gif]", note: "[image image/gif] (not sent to gemini: tool media must be PNG, JPEG, WebP, PDF or text/plain)" },
+      response: {
+        output: "here it is\n[image image/gif]",
+        note: "[image image/gif] (not sent to gemini: tool media must be PNG, JPEG, WebP, PDF or text/plain)",
+      },
     },
   },
   {
@@ -132,7 +142,10 @@ const ROWS: Row[] = [
     expected: {
       id: expect.any(String),
       name: "shot",
-      response: { output: "here it is\n[image image/png]", note: "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)" },
+      response: {
+        output: "here it is\n[image image/png]",
+        note: "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)",
+      },
     },
   },
 ];

@@ -1,33 +1,59 @@
 // Parts a tool returns are checked as a saved history's parts are (one checker, history.ts's
 // checkParts): a malformed part makes that call a tool error the model reads, never a thrown
 // error, so what a run writes to the history always reloads with createClient({ history }).
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, toolOutput, type Message, type Tool, type ToolResult } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import type { ContentPart } from "../../src/conversation/messages.js";
+import { createClient, type Message, type Tool, type ToolResult, tool, toolOutput } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 /** Each malformed part shape checkParts refuses, and what the model is told about it. */
 const MALFORMED: { name: string; part: unknown; why: string }[] = [
   { name: "not an object", part: "a picture", why: "a content part must be an object" },
   { name: "null", part: null, why: "a content part must be an object" },
-  { name: "an unknown type", part: { type: "audio", data: "AAAA", mediaType: "audio/wav" }, why: 'unknown content part type "audio" (expected "text", "image" or "file")' },
+  {
+    name: "an unknown type",
+    part: { type: "audio", data: "AAAA", mediaType: "audio/wav" },
+    why: 'unknown content part type "audio" (expected "text", "image" or "file")',
+  },
   { name: "a text part without a string text", part: { type: "text", text: 42 }, why: 'a text part needs a string "text"' },
-  { name: "an image with neither data nor url", part: { type: "image", mediaType: "image/png" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
-  { name: "an image with empty data", part: { type: "image", mediaType: "image/png", data: "" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
-  { name: "an image with both data and url", part: { type: "image", mediaType: "image/png", data: "AAAA", url: "https://x.test/y.png" }, why: 'an image part needs exactly one of "data" (base64) or "url"' },
-  { name: "a file with both data and url", part: { type: "file", mediaType: "application/pdf", data: "AAAA", url: "https://x.test/y.pdf" }, why: 'a file part needs exactly one of "data" (base64) or "url"' },
+  {
+    name: "an image with neither data nor url",
+    part: { type: "image", mediaType: "image/png" },
+    why: 'an image part needs exactly one of "data" (base64) or "url"',
+  },
+  {
+    name: "an image with empty data",
+    part: { type: "image", mediaType: "image/png", data: "" },
+    why: 'an image part needs exactly one of "data" (base64) or "url"',
+  },
+  {
+    name: "an image with both data and url",
+    part: { type: "image", mediaType: "image/png", data: "AAAA", url: "https://x.test/y.png" },
+    why: 'an image part needs exactly one of "data" (base64) or "url"',
+  },
+  {
+    name: "a file with both data and url",
+    part: { type: "file", mediaType: "application/pdf", data: "AAAA", url: "https://x.test/y.pdf" },
+    why: 'a file part needs exactly one of "data" (base64) or "url"',
+  },
   { name: "an image's base64 data without mediaType", part: { type: "image", data: "AAAA" }, why: 'an image part needs a "mediaType"' },
   { name: "a file (data) without mediaType", part: { type: "file", data: "AAAA" }, why: 'a file part needs a "mediaType"' },
   { name: "a file (url) without mediaType", part: { type: "file", url: "https://x.test/r.pdf" }, why: 'a file part needs a "mediaType"' },
-  { name: 'base64 data with a "data:" prefix', part: { type: "image", mediaType: "image/png", data: "data:image/png;base64,AAAA" }, why: '"data" is base64 without a "data:" prefix (or pass the data: URL as "url")' },
+  {
+    name: 'base64 data with a "data:" prefix',
+    part: { type: "image", mediaType: "image/png", data: "data:image/png;base64,AAAA" },
+    why: '"data" is base64 without a "data:" prefix (or pass the data: URL as "url")',
+  },
 ];
 
 const GOOD: ContentPart = { type: "text", text: "here it is" };
 
 /** A tool() whose run returns toolOutput(parts), and a hand-written Tool whose call resolves to { content }. */
 const makers: Record<string, (parts: unknown[]) => Tool> = {
-  "toolOutput() from a tool()'s run": (parts) => tool({ name: "shot", description: "Takes a screenshot.", input: v.object({}), run: async () => toolOutput(parts as ContentPart[]) }),
+  "toolOutput() from a tool()'s run": (parts) =>
+    tool({ name: "shot", description: "Takes a screenshot.", input: v.object({}), run: async () => toolOutput(parts as ContentPart[]) }),
   "{ content } from a hand-written Tool.call": (parts) => ({
     name: "shot",
     description: "Takes a screenshot.",
@@ -65,12 +91,20 @@ describe.each(Object.entries(makers))("a malformed part a tool returns (%s)", (_
   }
 
   it("well-formed parts pass as the checker gives them back (what a saved history reloads as)", async () => {
-    const parts = [GOOD, { type: "image", mediaType: "image/png", data: "AAAA", note: "extra" }, { type: "file", url: "https://x.test/r.pdf", mediaType: "application/pdf", filename: "r.pdf" }];
+    const parts = [
+      GOOD,
+      { type: "image", mediaType: "image/png", data: "AAAA", note: "extra" },
+      { type: "file", url: "https://x.test/r.pdf", mediaType: "application/pdf", filename: "r.pdf" },
+    ];
     const provider = scriptedProvider([{ toolCalls: [{ id: "c1", name: "shot", arguments: {} }] }, "seen"]);
     const client = createClient({ provider, tools: [make(parts)] });
     expect(await client.chat("take a screenshot")).toBe("seen");
     const [result] = toolResults(client.history);
-    const content = [GOOD, { type: "image", mediaType: "image/png", data: "AAAA" }, { type: "file", url: "https://x.test/r.pdf", mediaType: "application/pdf", filename: "r.pdf" }];
+    const content = [
+      GOOD,
+      { type: "image", mediaType: "image/png", data: "AAAA" },
+      { type: "file", url: "https://x.test/r.pdf", mediaType: "application/pdf", filename: "r.pdf" },
+    ];
     expect(result).toEqual({ callId: "c1", name: "shot", output: "here it is\n[image image/png]\n[file r.pdf application/pdf]", isError: false, content });
     const saved = JSON.parse(JSON.stringify(client.history)) as Message[];
     expect(createClient({ provider: scriptedProvider([]), history: saved }).history).toEqual(saved);
@@ -90,7 +124,13 @@ describe("a stream reports the refused parts as the call's error result", () => 
     const client = createClient({ provider, tools: [makers["toolOutput() from a tool()'s run"]!([{ type: "image", data: "AAAA" }])] });
     const results: unknown[] = [];
     for await (const e of client.stream("go")) if (e.type === "tool-result") results.push(e);
-    expect(results).toEqual([expect.objectContaining({ callId: "c1", isError: true, output: JSON.stringify({ error: 'tool "shot" returned content[0]: an image part needs a "mediaType"' }) })]);
+    expect(results).toEqual([
+      expect.objectContaining({
+        callId: "c1",
+        isError: true,
+        output: JSON.stringify({ error: 'tool "shot" returned content[0]: an image part needs a "mediaType"' }),
+      }),
+    ]);
     expect((results[0] as { content?: unknown }).content).toBeUndefined();
   });
 });

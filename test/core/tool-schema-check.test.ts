@@ -4,7 +4,7 @@
 import Ajv2020 from "ajv/dist/2020.js";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { createClient, externalTool, InvalidToolError, isToolloopError, jsonTool, suspension, tool, toJSONSchema, type Tool } from "../../src/index.js";
+import { createClient, externalTool, InvalidToolError, isToolloopError, jsonTool, suspension, type Tool, toJSONSchema, tool } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
 const input = v.object({ city: v.string() });
@@ -31,7 +31,13 @@ describe("a tool needs a description", () => {
     ["tool()", (extra) => tool(js({ name: "get_weather", input, run, ...extra }))],
     ["jsonTool()", (extra) => jsonTool(js({ name: "get_weather", parameters: { type: "object" }, run, ...extra }))],
     ["externalTool()", (extra) => externalTool(js({ name: "get_weather", input, ...extra }))],
-    ["setTools (a hand-written Tool)", (extra) => createClient({ provider: scriptedProvider([]) }).setTools([js({ name: "get_weather", parameters: { type: "object" }, call: async () => "", ...extra })])],
+    [
+      "setTools (a hand-written Tool)",
+      (extra) =>
+        createClient({ provider: scriptedProvider([]) }).setTools([
+          js({ name: "get_weather", parameters: { type: "object" }, call: async () => "", ...extra }),
+        ]),
+    ],
   ];
   for (const [builder, build] of builders) {
     it.each(missing)(`${builder}: a description %s is an InvalidToolError that says what to write`, (_, extra) => {
@@ -80,7 +86,11 @@ const BAD: [string, Record<string, unknown>, string][] = [
   ["description as a number", { type: "object", properties: { n: { type: "number", description: 5 } } }, "/properties/n/description"],
   ["uniqueItems as a string", { type: "object", properties: { a: { type: "array", uniqueItems: "yes" } } }, "/properties/a/uniqueItems"],
   ["a pattern that is not a regular expression", { type: "object", properties: { s: { type: "string", pattern: "([a-z" } } }, "/properties/s/pattern"],
-  ["a deep misspelt type in $defs", { type: "object", $defs: { City: { type: "object", properties: { name: { type: "sting" } } } } }, "/$defs/City/properties/name/type"],
+  [
+    "a deep misspelt type in $defs",
+    { type: "object", $defs: { City: { type: "object", properties: { name: { type: "sting" } } } } },
+    "/$defs/City/properties/name/type",
+  ],
   ["a misspelt type inside anyOf", { type: "object", properties: { x: { anyOf: [{ type: "string" }, { type: "numbr" }] } } }, "/properties/x/anyOf/1/type"],
   ["a name with a slash, escaped in the path", { type: "object", properties: { "a/b": { type: "strnig" } } }, "/properties/a~1b/type"],
 ];
@@ -88,16 +98,42 @@ const BAD: [string, Record<string, unknown>, string][] = [
 /** Schemas the check must let through: what providers and tool() produce, and 2020-12 and draft-07 forms. */
 const GOOD: [string, Record<string, unknown>][] = [
   ["the smallest", { type: "object" }],
-  ["properties and required", { type: "object", properties: { city: { type: "string", description: "City name." } }, required: ["city"], additionalProperties: false }],
+  [
+    "properties and required",
+    { type: "object", properties: { city: { type: "string", description: "City name." } }, required: ["city"], additionalProperties: false },
+  ],
   ["a nullable type list", { type: "object", properties: { n: { type: ["number", "null"] } } }],
   ["$defs and $ref", { type: "object", properties: { a: { $ref: "#/$defs/A" } }, $defs: { A: { type: "string", enum: ["x", "y"] } } }],
   ["boolean subschemas", { type: "object", properties: { any: true, none: false }, additionalProperties: false }],
   ["prefixItems and items", { type: "object", properties: { pair: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }], items: false } } }],
-  ["numbers, counts, formats, patterns", { type: "object", properties: { n: { type: "integer", minimum: 0, exclusiveMaximum: 10, multipleOf: 2 }, s: { type: "string", minLength: 1, maxLength: 9, pattern: "^[a-z]+$", format: "email" } } }],
-  ["combinators", { type: "object", properties: { x: { oneOf: [{ type: "string" }, { type: "number" }], not: { const: 3 } } }, if: { required: ["x"] }, then: { minProperties: 1 } }],
+  [
+    "numbers, counts, formats, patterns",
+    {
+      type: "object",
+      properties: {
+        n: { type: "integer", minimum: 0, exclusiveMaximum: 10, multipleOf: 2 },
+        s: { type: "string", minLength: 1, maxLength: 9, pattern: "^[a-z]+$", format: "email" },
+      },
+    },
+  ],
+  [
+    "combinators",
+    {
+      type: "object",
+      properties: { x: { oneOf: [{ type: "string" }, { type: "number" }], not: { const: 3 } } },
+      if: { required: ["x"] },
+      then: { minProperties: 1 },
+    },
+  ],
   ["dependentRequired, patternProperties", { type: "object", dependentRequired: { a: ["b"] }, patternProperties: { "^x-": { type: "string" } } }],
-  ["unknown keywords are allowed (x-mcp-header, examples, default)", { type: "object", properties: { id: { type: "string", "x-mcp-header": "Id", examples: ["a"], default: "a" } } }],
-  ["a valibot schema's JSON Schema", toJSONSchema(v.object({ city: v.pipe(v.string(), v.description("City.")), days: v.optional(v.array(v.number())), unit: v.picklist(["c", "f"]) }))],
+  [
+    "unknown keywords are allowed (x-mcp-header, examples, default)",
+    { type: "object", properties: { id: { type: "string", "x-mcp-header": "Id", examples: ["a"], default: "a" } } },
+  ],
+  [
+    "a valibot schema's JSON Schema",
+    toJSONSchema(v.object({ city: v.pipe(v.string(), v.description("City.")), days: v.optional(v.array(v.number())), unit: v.picklist(["c", "f"]) })),
+  ],
 ];
 
 describe("a raw JSON Schema is checked against the meta-schema when the tool is built", () => {
@@ -128,7 +164,11 @@ describe("a raw JSON Schema is checked against the meta-schema when the tool is 
   });
 
   it("draft-07 forms the project takes are valid too (a tuple `items`, `definitions`)", () => {
-    const parameters = { type: "object", properties: { p: { type: "array", items: [{ type: "string" }, { type: "number" }] } }, definitions: { A: { type: "string" } } };
+    const parameters = {
+      type: "object",
+      properties: { p: { type: "array", items: [{ type: "string" }, { type: "number" }] } },
+      definitions: { A: { type: "string" } },
+    };
     expect(() => jsonTool({ name: "t", description: "A tool.", parameters, run })).not.toThrow();
   });
 

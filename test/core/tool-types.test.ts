@@ -6,13 +6,13 @@ import {
   createClient,
   isToolloopError,
   jsonTool,
-  tool,
   type MaxStepsError,
   type ProviderError,
   type Tool,
-  type ToolloopError,
   type ToolInput,
+  type ToolloopError,
   type ToolOutput,
+  tool,
 } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 
@@ -65,7 +65,12 @@ describe("tool() keeps its input and output types", () => {
     const t = tool({
       name: "when",
       description: "d",
-      input: v.object({ at: v.pipe(v.string(), v.transform((s) => new Date(s))) }),
+      input: v.object({
+        at: v.pipe(
+          v.string(),
+          v.transform((s) => new Date(s)),
+        ),
+      }),
       run: ({ at }) => {
         expectTypeOf(at).toEqualTypeOf<Date>();
         return at.getTime();

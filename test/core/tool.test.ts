@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
-import { isToolloopError, jsonTool, silentLogger, tool, type Tool, type ToolContext } from "../../src/index.js";
+import { isToolloopError, jsonTool, silentLogger, type Tool, type ToolContext, tool } from "../../src/index.js";
 import { settle } from "./helpers.js";
 
 const ctx = (): ToolContext => ({ signal: new AbortController().signal, callId: "call_test", logger: silentLogger });
@@ -69,9 +69,7 @@ describe("tool(): schema", () => {
   });
 
   it("refuses an input schema that does not describe an object", () => {
-    expect(() => tool({ name: "t", description: "A test tool.", input: v.string(), run: () => "" })).toThrow(
-      expect.objectContaining({ code: "invalid_tool" }),
-    );
+    expect(() => tool({ name: "t", description: "A test tool.", input: v.string(), run: () => "" })).toThrow(expect.objectContaining({ code: "invalid_tool" }));
     expect(() => jsonTool({ name: "t", description: "A test tool.", parameters: { type: "array" }, run: () => "" })).toThrow(
       expect.objectContaining({ code: "invalid_tool" }),
     );

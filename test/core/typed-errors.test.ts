@@ -4,10 +4,10 @@
 // of the wrong type, which are named for what they are.
 import { describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, isToolloopError, type Message } from "../../src/index.js";
 import { describeValue } from "../../src/base/describe-error.js";
-import { scriptedProvider } from "../../src/testing.js";
 import { fallback } from "../../src/cost/fallback.js";
+import { createClient, isToolloopError, type Message } from "../../src/index.js";
+import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "./helpers.js";
 
 function thrown(fn: () => unknown): any {
@@ -92,7 +92,13 @@ describe("a malformed part in a prompt", () => {
 
   it.each(badParts)("%s → InvalidOptionsError (a bad argument of the call), nothing sent, history unchanged", async (_, part) => {
     const provider = scriptedProvider(["never"]);
-    const client = createClient({ provider, history: [{ role: "user", content: "before" }, { role: "assistant", content: "ok" }] });
+    const client = createClient({
+      provider,
+      history: [
+        { role: "user", content: "before" },
+        { role: "assistant", content: "ok" },
+      ],
+    });
     const err = await rejected(client.chat([part as never]));
     expect(isToolloopError(err, "invalid_options")).toBe(true);
     expect(err.name).toBe("InvalidOptionsError");
@@ -173,7 +179,13 @@ describe("number options that would quietly mean less (no retries, no stall guar
     ["idleTimeout", -5],
   ])("claude({ %s: %s }) is refused before any request is sent", async (name, value) => {
     let sent = 0;
-    const provider = claude({ apiKey: "k", model: "m", baseURL: "http://127.0.0.1:1/v1", fetch: async () => (sent++, new Response("{}")), [name]: value } as never);
+    const provider = claude({
+      apiKey: "k",
+      model: "m",
+      baseURL: "http://127.0.0.1:1/v1",
+      fetch: async () => (sent++, new Response("{}")),
+      [name]: value,
+    } as never);
     const err = await rejected(createClient({ provider }).chat("hi"));
     expect(isToolloopError(err, "invalid_options")).toBe(true);
     expect(err.message).toMatch(new RegExp(`^claude: ${name} must be`));
@@ -189,7 +201,11 @@ describe("number options that would quietly mean less (no retries, no stall guar
 describe("scriptedProvider() options", () => {
   it.each([
     ["a misspelt option", () => scriptedProvider(["hi"], { onExhaust: "repeat-last" } as never), /unknown option `onExhaust`; did you mean `onExhausted`\?/],
-    ["an unknown onExhausted value", () => scriptedProvider(["hi"], { onExhausted: "repeat" as never }), /onExhausted must be "throw" or "repeat-last", got "repeat"/],
+    [
+      "an unknown onExhausted value",
+      () => scriptedProvider(["hi"], { onExhausted: "repeat" as never }),
+      /onExhausted must be "throw" or "repeat-last", got "repeat"/,
+    ],
     ["turns that are not an array", () => scriptedProvider("hi" as never), /takes an array of turns/],
   ])("%s is InvalidOptionsError", (_, make, message) => {
     const err = thrown(make);

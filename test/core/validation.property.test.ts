@@ -1,8 +1,8 @@
-import fc from "fast-check";
 import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
 import * as v from "valibot";
 import { describe, it } from "vitest";
-import { isToolloopError, jsonTool, silentLogger, tool, type Tool } from "../../src/index.js";
+import { isToolloopError, jsonTool, silentLogger, type Tool, tool } from "../../src/index.js";
 
 const UNITS = ["metric", "imperial"];
 
@@ -10,7 +10,7 @@ const UNITS = ["metric", "imperial"];
 function isValid(x: unknown): x is { city: string; days?: number; units?: string } {
   if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
   const o = x as Record<string, unknown>;
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  const has = (k: string) => Object.hasOwn(o, k);
   if (!has("city") || typeof o.city !== "string" || o.city.length < 1) return false;
   if (has("days") && !(typeof o.days === "number" && Number.isInteger(o.days) && o.days >= 1 && o.days <= 14)) return false;
   if (has("units") && !UNITS.includes(o.units as string)) return false;

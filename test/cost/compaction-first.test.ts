@@ -5,19 +5,16 @@
 // (or failed) the estimate goes on from the last request that did report.
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, compaction, type Message, type StreamEvent } from "../../src/index.js";
 import { SUMMARY_HEADER } from "../../src/cost/compaction.js";
-import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { compaction, createClient, type Message, type StreamEvent } from "../../src/index.js";
+import { type RecordedRequest, scriptedProvider } from "../../src/testing.js";
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
 import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
   await Promise.all(mocks.splice(0).map((m) => m.close()));
 });
-
-
-
 
 /** A saved history of a finished `steps`-step sensor run (what client.history held after it). */
 function savedRun(steps: number): Message[] {
@@ -82,7 +79,10 @@ describe("compaction of a saved history, on the scripted provider", () => {
   it("the audit's case: 40 saved messages of 2,000 characters under a 1,000-token limit are compacted before the first request", async () => {
     const history: Message[] = [];
     for (let i = 0; i < 20; i++) history.push({ role: "user", content: "x".repeat(2000) }, { role: "assistant", content: "y".repeat(2000) });
-    const provider = scriptedProvider([{ text: "summary", usage: { inputTokens: 50 } }, { text: "answer", usage: { inputTokens: 2000 } }]);
+    const provider = scriptedProvider([
+      { text: "summary", usage: { inputTokens: 50 } },
+      { text: "answer", usage: { inputTokens: 2000 } },
+    ]);
     const client = createClient({ provider, history, compaction: compaction({ maxInputTokens: 1000 }) });
     const events = await collect(client.stream("hi"));
     expect(events.filter((e) => e.type === "compaction")).toHaveLength(1);
@@ -103,7 +103,10 @@ describe("compaction of a saved history, on the scripted provider", () => {
       const provider = honestProvider("ok");
       const client = createClient({ provider, history, compaction: compaction({ maxInputTokens: 1000, keepRecent: 1 }) });
       const events = await collect(client.stream("next"));
-      expect(events.some((e) => e.type === "compaction"), `${chars} characters a message`).toBe(false);
+      expect(
+        events.some((e) => e.type === "compaction"),
+        `${chars} characters a message`,
+      ).toBe(false);
       expect(provider.requests).toHaveLength(1);
       expect(provider.requests[0]!.messages).toHaveLength(7);
     }
@@ -111,7 +114,13 @@ describe("compaction of a saved history, on the scripted provider", () => {
 
   it("an image counts as ~1,600 tokens, not as its base64", async () => {
     // 40,000 base64 characters: 10,000 tokens if counted as text.
-    const image = (n: number): Message => ({ role: "user", content: [{ type: "text", text: `Photo ${n}?` }, { type: "image", mediaType: "image/png", data: "A".repeat(40_000) }] });
+    const image = (n: number): Message => ({
+      role: "user",
+      content: [
+        { type: "text", text: `Photo ${n}?` },
+        { type: "image", mediaType: "image/png", data: "A".repeat(40_000) },
+      ],
+    });
     const run = async (images: number) => {
       const history: Message[] = [];
       for (let n = 1; n <= images; n++) history.push(image(n), { role: "assistant", content: `A cat (${n}).` });
@@ -210,7 +219,10 @@ describe("compaction of a saved history over real HTTP (Claude mock)", () => {
   it("the first request of a fresh client with a long saved run is compacted; every request passes the mock's checks", async () => {
     const LIMIT = 2500;
     const mock = await startClaudeMock({
-      script: (body) => ((body as { tool_choice?: { type: string } }).tool_choice?.type === "none" ? { text: "Sensors 1 to 60 were read; values 0-96." } : { text: "The highest was 96." }),
+      script: (body) =>
+        (body as { tool_choice?: { type: string } }).tool_choice?.type === "none"
+          ? { text: "Sensors 1 to 60 were read; values 0-96." }
+          : { text: "The highest was 96." },
     });
     mocks.push(mock);
     const inputs: number[] = [];

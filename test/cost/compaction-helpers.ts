@@ -2,7 +2,7 @@
 // mocks use, how a summary request looks, and the history invariant.
 import * as v from "valibot";
 import { expect } from "vitest";
-import { tool, type Message } from "../../src/index.js";
+import { type Message, tool } from "../../src/index.js";
 
 /** A bulky result, so the history grows by ~120 tokens a step. */
 export const reading = tool({

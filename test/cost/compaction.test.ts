@@ -3,20 +3,17 @@
 // real HTTP against the Claude mock, which refuses a broken history the way the API does.
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, compaction, type StreamEvent } from "../../src/index.js";
 import { isToolloopError } from "../../src/base/errors.js";
 import { SUMMARY_HEADER } from "../../src/cost/compaction.js";
-import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { compaction, createClient, type StreamEvent } from "../../src/index.js";
+import { type RecordedRequest, scriptedProvider } from "../../src/testing.js";
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
 import { checkInvariant, isSummaryRequest, reading, tokensOf } from "./compaction-helpers.js";
 
 const mocks: ClaudeMock[] = [];
 afterEach(async () => {
   await Promise.all(mocks.splice(0).map((m) => m.close()));
 });
-
-
-
 
 describe("compaction on the scripted provider", () => {
   for (const keepRecent of [0, 1, 3, 4]) {
@@ -74,7 +71,10 @@ describe("compaction on the scripted provider", () => {
   it("a later chat() compacts before its first request when the last one was over the limit", async () => {
     const provider = scriptedProvider(
       [
-        (req: RecordedRequest) => ({ text: isSummaryRequest(req) ? "summary" : "ok", usage: { inputTokens: req.messages.length > 4 && !isSummaryRequest(req) ? 5000 : 100, outputTokens: 3 } }),
+        (req: RecordedRequest) => ({
+          text: isSummaryRequest(req) ? "summary" : "ok",
+          usage: { inputTokens: req.messages.length > 4 && !isSummaryRequest(req) ? 5000 : 100, outputTokens: 3 },
+        }),
       ],
       { onExhausted: "repeat-last" },
     );
@@ -108,7 +108,13 @@ describe("compaction on the scripted provider", () => {
 
   it("refuses a bad limit with invalid_options", () => {
     const provider = scriptedProvider([]);
-    for (const options of [{ maxInputTokens: 0 }, { maxInputTokens: -5 }, { maxInputTokens: 100, keepRecent: -1 }, { maxInputTokens: 100, keepRecent: 1.5 }, {} as never]) {
+    for (const options of [
+      { maxInputTokens: 0 },
+      { maxInputTokens: -5 },
+      { maxInputTokens: 100, keepRecent: -1 },
+      { maxInputTokens: 100, keepRecent: 1.5 },
+      {} as never,
+    ]) {
       let err: unknown;
       try {
         compaction(options);

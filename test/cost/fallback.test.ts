@@ -4,20 +4,20 @@
 // no tool runs twice.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
 import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
-import { createClient, fallback, tool, webSearch, type Provider, type StreamEvent } from "../../src/index.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
 import { IdleTimeoutError, isToolloopError, ProviderError, StreamError } from "../../src/base/errors.js";
 import { shouldFallBack } from "../../src/cost/fallback.js";
+import { createClient, fallback, type Provider, type StreamEvent, tool, webSearch } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { historyProblems } from "../core/helpers.js";
-import { errorBody, startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { type ClaudeMock, errorBody, startClaudeMock } from "../mock/claude.js";
+import { type GeminiMock, MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
-import { MOCK_API_KEY, startGeminiMock, type GeminiMock } from "../mock/gemini.js";
 
 const CLAUDE_KEY = "sk-ant-test-0123456789";
 const OPENAI_KEY = "sk-test-openai-0123456789";
@@ -45,7 +45,8 @@ afterEach(() => {
 });
 
 const claudeOn = (mock: ClaudeMock | { url: string }) => claude({ apiKey: CLAUDE_KEY, model: "claude-sonnet-4-5", baseURL: mock.url });
-const openaiOn = (mock: OpenAIMock, api: "responses" | "chat" = "responses") => (api === "chat" ? openaiChat : openai)({ apiKey: OPENAI_KEY, model: "gpt-5", baseURL: mock.url });
+const openaiOn = (mock: OpenAIMock, api: "responses" | "chat" = "responses") =>
+  (api === "chat" ? openaiChat : openai)({ apiKey: OPENAI_KEY, model: "gpt-5", baseURL: mock.url });
 const geminiOn = (mock: GeminiMock) => gemini({ apiKey: MOCK_API_KEY, model: "gemini-3-pro-preview", baseURL: mock.url });
 const overloaded = { status: 529, headers: { "retry-after": "0" }, body: errorBody("overloaded_error", "Overloaded") };
 
@@ -65,12 +66,13 @@ async function collect(it: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
 }
 const stepProviders = (events: StreamEvent[]) => events.flatMap((e) => (e.type === "step-finish" ? [e.provider] : []));
 
-
 describe("fallback() across wire formats", () => {
   for (const stream of [false, true]) {
     it(`Claude 529 overloaded (after its retries) → OpenAI Responses answers the same request, without Claude's providerData (${stream ? "stream" : "json"})`, async () => {
       // Step 1 Claude answers with thinking (providerData) and a tool call; step 2 Claude is overloaded.
-      const cm = track(await startClaudeMock({ apiKey: CLAUDE_KEY, script: [{ thinking: "Look it up.", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] }] }));
+      const cm = track(
+        await startClaudeMock({ apiKey: CLAUDE_KEY, script: [{ thinking: "Look it up.", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }] }] }),
+      );
       const om = track(await startOpenAIResponsesMock({ apiKey: OPENAI_KEY, script: [{ text: "Paris is 21 °C." }] }));
       const client = createClient({ provider: fallback([claudeOn(cm), openaiOn(om)]), tools: [getWeather] });
       let events: StreamEvent[] = [];
@@ -99,7 +101,9 @@ describe("fallback() across wire formats", () => {
   }
 
   it("a refused connection → the next provider (Claude unreachable → Gemini), streamed", async () => {
-    const gm = track(await startGeminiMock({ apiKey: MOCK_API_KEY, script: [{ toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }] }, { text: "Oslo is 21 °C." }] }));
+    const gm = track(
+      await startGeminiMock({ apiKey: MOCK_API_KEY, script: [{ toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }] }, { text: "Oslo is 21 °C." }] }),
+    );
     const dead = claude({ apiKey: CLAUDE_KEY, model: "claude-sonnet-4-5", baseURL: await refusedURL("/v1") });
     const client = createClient({ provider: fallback([dead, geminiOn(gm)]), tools: [getWeather], maxRetries: 0 });
     const events = await collect(client.stream("Weather in Oslo?"));
@@ -114,7 +118,11 @@ describe("fallback() across wire formats", () => {
     const om = track(await startOpenAIChatMock({ apiKey: OPENAI_KEY, script: [] }));
     const gm = track(await startGeminiMock({ apiKey: MOCK_API_KEY, script: [{ text: "Hello from Gemini." }] }));
     cm.enqueue(overloaded);
-    om.enqueue({ status: 503, headers: { "retry-after": "0" }, body: { error: { message: "The server is overloaded", type: "server_error", param: null, code: null } } });
+    om.enqueue({
+      status: 503,
+      headers: { "retry-after": "0" },
+      body: { error: { message: "The server is overloaded", type: "server_error", param: null, code: null } },
+    });
     const client = createClient({ provider: fallback([claudeOn(cm), openaiOn(om, "chat"), geminiOn(gm)]), maxRetries: 0 });
     const events = await collect(client.stream("Hi"));
     expect(stepProviders(events)).toEqual(["gemini"]);
@@ -127,7 +135,18 @@ describe("fallback() across wire formats", () => {
     const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     cm.enqueue({
       sse: [
-        ev("message_start", { message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }),
+        ev("message_start", {
+          message: {
+            id: "msg_1",
+            type: "message",
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        }),
         ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
         ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hel" } }),
         ev("error", { error: { type: "overloaded_error", message: "Overloaded" } }),
@@ -141,7 +160,12 @@ describe("fallback() across wire formats", () => {
     } catch (e) {
       err = e;
     }
-    expect(seen.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("")).toBe("Hel");
+    expect(
+      seen
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e as { text: string }).text)
+        .join(""),
+    ).toBe("Hel");
     expect(isToolloopError(err)).toBe(true);
     expect(om.requests.length).toBe(0);
   });
@@ -159,7 +183,19 @@ describe("fallback() across wire formats", () => {
   it("a stream that ends before its first delta (cut after message_start) is moved on: nothing reached the caller", async () => {
     const cm = track(await startClaudeMock({ apiKey: CLAUDE_KEY, script: [] }));
     const om = track(await startOpenAIResponsesMock({ apiKey: OPENAI_KEY, script: [{ text: "From OpenAI." }] }));
-    const start = { type: "message_start", message: { id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } };
+    const start = {
+      type: "message_start",
+      message: {
+        id: "msg_1",
+        type: "message",
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    };
     cm.enqueue({ sse: [`event: message_start\ndata: ${JSON.stringify(start)}\n\n`] });
     const client = createClient({ provider: fallback([claudeOn(cm), openaiOn(om)]), maxRetries: 0 });
     const events = await collect(client.stream("Hi"));
@@ -175,8 +211,17 @@ describe("fallback() across wire formats", () => {
       om.enqueue(stream ? { sse: [`data: ${JSON.stringify(error)}\n\n`] } : { status: 200, body: JSON.stringify(error) });
       const backup = scriptedProvider(["From the backup."]);
       const client = createClient({ provider: fallback([openaiCompatible({ model: "m", baseURL: om.url, apiKey: OPENAI_KEY }), backup]), maxRetries: 0 });
-      const events = await collect(stream ? client.stream("Hi") : (async function* () { yield { type: "text-delta", text: await client.chat("Hi") } as StreamEvent; })());
-      expect(events.some((e) => "text" in e && e.text === "From the backup."), stream ? "stream" : "json").toBe(true);
+      const events = await collect(
+        stream
+          ? client.stream("Hi")
+          : (async function* () {
+              yield { type: "text-delta", text: await client.chat("Hi") } as StreamEvent;
+            })(),
+      );
+      expect(
+        events.some((e) => "text" in e && e.text === "From the backup."),
+        stream ? "stream" : "json",
+      ).toBe(true);
       expect(backup.requests).toHaveLength(1);
     }
   });
@@ -196,16 +241,28 @@ describe("fallback() across wire formats", () => {
   it("when every provider fails, the last one's error is thrown", async () => {
     const a = scriptedProvider([{ error: new ProviderError({ provider: "a", message: "busy", status: 503, retryable: true }) }], { name: "a" });
     const b = scriptedProvider([{ error: new ProviderError({ provider: "b", message: "also busy", status: 529 }) }], { name: "b" });
-    const err = await createClient({ provider: fallback([a, b]) }).chat("Hi").catch((e: unknown) => e);
+    const err = await createClient({ provider: fallback([a, b]) })
+      .chat("Hi")
+      .catch((e: unknown) => e);
     expect((err as ProviderError).provider).toBe("b");
     expect(a.requests.length + b.requests.length).toBe(2);
   });
 
   it("an aborted call is not moved to the next provider", async () => {
     const controller = new AbortController();
-    const a = scriptedProvider([(_, __) => { controller.abort(); return { error: new ProviderError({ provider: "a", message: "busy", status: 503, retryable: true }) }; }], { name: "a" });
+    const a = scriptedProvider(
+      [
+        (_, __) => {
+          controller.abort();
+          return { error: new ProviderError({ provider: "a", message: "busy", status: 503, retryable: true }) };
+        },
+      ],
+      { name: "a" },
+    );
     const b = scriptedProvider(["unused"], { name: "b" });
-    const err = await createClient({ provider: fallback([a, b]) }).chat("Hi", { signal: controller.signal }).catch((e: unknown) => e);
+    const err = await createClient({ provider: fallback([a, b]) })
+      .chat("Hi", { signal: controller.signal })
+      .catch((e: unknown) => e);
     expect((err as Error).name).toBe("AbortError");
     expect(b.requests.length).toBe(0);
   });
@@ -214,7 +271,13 @@ describe("fallback() across wire formats", () => {
 describe("fallback() as a Provider", () => {
   it("names its providers, takes the primary's model, supports tools only if all do, and asks every provider's checkTools", () => {
     const checked: string[] = [];
-    const p = (name: string, extra: Partial<Provider> = {}): Provider => ({ name, model: `${name}-m`, generate: async () => ({ text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }), checkTools: () => void checked.push(name), ...extra });
+    const p = (name: string, extra: Partial<Provider> = {}): Provider => ({
+      name,
+      model: `${name}-m`,
+      generate: async () => ({ text: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } }),
+      checkTools: () => void checked.push(name),
+      ...extra,
+    });
     const f = fallback([p("a"), p("b")]);
     expect(f.name).toBe("fallback(a,b)");
     expect(f.model).toBe("a-m");
@@ -242,7 +305,8 @@ describe("fallback() as a Provider", () => {
   });
 
   it("shouldFallBack: connection errors and overloads yes, request errors no", () => {
-    const pe = (status: number | undefined, type?: string, retryable?: boolean) => new ProviderError({ provider: "x", message: "m", ...(status ? { status } : {}), ...(type ? { type } : {}), ...(retryable ? { retryable } : {}) });
+    const pe = (status: number | undefined, type?: string, retryable?: boolean) =>
+      new ProviderError({ provider: "x", message: "m", ...(status ? { status } : {}), ...(type ? { type } : {}), ...(retryable ? { retryable } : {}) });
     expect([529, 503, 500, 429, 408, 501, 505, 507, 520, 522, 524].every((s) => shouldFallBack(pe(s)))).toBe(true);
     expect(shouldFallBack(new StreamError("x", "the stream ended without message_stop"))).toBe(true);
     expect(shouldFallBack(new IdleTimeoutError("x", 1000))).toBe(true);

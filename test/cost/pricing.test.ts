@@ -1,14 +1,15 @@
 // pricing → usage.cost: cache reads and writes at their rates (they are parts of inputTokens),
 // reasoning inside outputTokens, per step and summed over the run; over the real Claude adapter
 // and its mock, with the usage fields the real API sends.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, tool, type Provider, type StreamEvent, type Usage } from "../../src/index.js";
-import { usageCost } from "../../src/cost/pricing.js";
 import { isToolloopError } from "../../src/base/errors.js";
-import { startClaudeMock, type ClaudeMock } from "../mock/claude.js";
+import { usageCost } from "../../src/cost/pricing.js";
+import { createClient, type Provider, type StreamEvent, tool, type Usage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
+import { type ClaudeMock, startClaudeMock } from "../mock/claude.js";
 
 const PRICING = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 const mocks: ClaudeMock[] = [];
@@ -82,7 +83,12 @@ describe("createClient({ pricing })", () => {
 
   it("refuses a negative, missing or non-numeric rate with invalid_options", () => {
     const provider = usageProvider([{ inputTokens: 1, outputTokens: 1 }]);
-    for (const pricing of [{ input: -1, output: 1 }, { input: 1 } as never, { input: 1, output: 1, cacheRead: Number.NaN }, { input: "3", output: 1 } as never]) {
+    for (const pricing of [
+      { input: -1, output: 1 },
+      { input: 1 } as never,
+      { input: 1, output: 1, cacheRead: Number.NaN },
+      { input: "3", output: 1 } as never,
+    ]) {
       let err: unknown;
       try {
         createClient({ provider, pricing });

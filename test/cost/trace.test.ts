@@ -3,17 +3,18 @@
 // execute_tool {name} per tool call beneath it, the GenAI attributes, and error status plus a
 // recorded exception on failures. src/ never imports @opentelemetry/api: the SDK's tracer fits
 // the structural Tracer type, and the parent travels under OpenTelemetry's span context key.
-import { afterEach, describe, expect, it } from "vitest";
-import * as v from "valibot";
-import { context as otelContext, ROOT_CONTEXT, trace as otelTrace, type ContextManager, type Tracer as OtelTracer } from "@opentelemetry/api";
+
+import { type ContextManager, type Tracer as OtelTracer, context as otelContext, trace as otelTrace, ROOT_CONTEXT } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import * as v from "valibot";
+import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient, fallback, suspension, tool, tracing, compaction } from "../../src/index.js";
+import { openai } from "../../adapters/openai/index.js";
 import { ProviderError } from "../../src/base/errors.js";
+import { compaction, createClient, fallback, suspension, tool, tracing } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
 import { errorBody, startClaudeMock } from "../mock/claude.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
-import { openai } from "../../adapters/openai/index.js";
 
 type Span = ReturnType<InMemorySpanExporter["getFinishedSpans"]>[number];
 const closers: (() => Promise<void>)[] = [];
@@ -46,18 +47,40 @@ describe("createClient({ tracer })", () => {
   it("one tree: invoke_agent > chat {model} per call and execute_tool {name} per tool call, GenAI attributes", async () => {
     const { exporter, tracer } = setup();
     const mock = await startClaudeMock({
-      script: [{ toolCalls: [{ name: "get_weather", input: { city: "Paris" } }, { name: "get_weather", input: { city: "Atlantis" } }] }, { text: "Paris is 21 °C." }],
+      script: [
+        {
+          toolCalls: [
+            { name: "get_weather", input: { city: "Paris" } },
+            { name: "get_weather", input: { city: "Atlantis" } },
+          ],
+        },
+        { text: "Paris is 21 °C." },
+      ],
     });
     closers.push(() => mock.close());
-    const client = createClient({ provider: claude({ apiKey: "sk-ant-test-0123456789", model: "claude-sonnet-4-5", baseURL: mock.url }), tools: [getWeather], tracer });
+    const client = createClient({
+      provider: claude({ apiKey: "sk-ant-test-0123456789", model: "claude-sonnet-4-5", baseURL: mock.url }),
+      tools: [getWeather],
+      tracer,
+    });
     expect(await client.chat("Weather?")).toBe("Paris is 21 °C.");
     const spans = exporter.getFinishedSpans();
-    expect(spans.map((s) => s.name).sort()).toEqual(["chat claude-sonnet-4-5", "chat claude-sonnet-4-5", "execute_tool get_weather", "execute_tool get_weather", "invoke_agent"]);
+    expect(spans.map((s) => s.name).sort()).toEqual([
+      "chat claude-sonnet-4-5",
+      "chat claude-sonnet-4-5",
+      "execute_tool get_weather",
+      "execute_tool get_weather",
+      "invoke_agent",
+    ]);
     const [root] = byName(spans, "invoke_agent");
     expect(parentOf(root!)).toBeUndefined();
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
     for (const s of spans) if (s !== root) expect(parentOf(s)).toBe(root!.spanContext().spanId);
-    expect(root!.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5" });
+    expect(root!.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.provider.name": "anthropic",
+      "gen_ai.request.model": "claude-sonnet-4-5",
+    });
     const usage = client.lastRun!.usage;
     expect(root!.attributes["gen_ai.usage.input_tokens"]).toBe(usage.inputTokens);
     expect(root!.attributes["gen_ai.usage.output_tokens"]).toBe(usage.outputTokens);
@@ -140,7 +163,12 @@ describe("createClient({ tracer })", () => {
   it("a resumed run is one invoke_agent span, holding the approved tool's execute_tool span", async () => {
     const { exporter, tracer } = setup();
     const pay = tool({ name: "pay", description: "Pays.", input: v.object({ eur: v.number() }), needsApproval: true, run: async ({ eur }) => `paid ${eur}` });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]), tools: [pay], tracer, suspension: suspension({ unsigned: true }) });
+    const client = createClient({
+      provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { eur: 40 } }] }, "Paid."]),
+      tools: [pay],
+      tracer,
+      suspension: suspension({ unsigned: true }),
+    });
     const first = await client.run("Pay 40 EUR");
     expect(first.status).toBe("suspended");
     const second = await client.resume([{ callId: first.pending[0]!.callId, approved: true }]);
@@ -160,7 +188,12 @@ describe("createClient({ tracer })", () => {
       input: v.object({}),
       run: async (_, ctx) => `from ${String(await ctx.requestInput!({ message: "Which account?", schema: v.picklist(["savings", "checking"]) }))}`,
     });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "move", arguments: {} }] }, "Moved."]), tools: [move], tracer, suspension: suspension({ unsigned: true }) });
+    const client = createClient({
+      provider: scriptedProvider([{ toolCalls: [{ name: "move", arguments: {} }] }, "Moved."]),
+      tools: [move],
+      tracer,
+      suspension: suspension({ unsigned: true }),
+    });
     const first = await client.run("Move it");
     expect(first.status).toBe("suspended");
     const asked = byName(exporter.getFinishedSpans(), "execute_tool move");
@@ -194,7 +227,12 @@ describe("createClient({ tracer })", () => {
       needsApproval: (input) => (seen.push(input), true),
       run: async ({ amount }) => `paid ${amount}`,
     });
-    const client = createClient({ provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: "40" }, id: "p" }] }, "done"]), tools: [pay], tracer, suspension: suspension({ unsigned: true }) });
+    const client = createClient({
+      provider: scriptedProvider([{ toolCalls: [{ name: "pay", arguments: { amount: "40" }, id: "p" }] }, "done"]),
+      tools: [pay],
+      tracer,
+      suspension: suspension({ unsigned: true }),
+    });
     expect((await client.run("go")).status).toBe("suspended");
     expect(seen).toEqual([{ amount: 40 }]);
     const before = client.history;
@@ -207,7 +245,10 @@ describe("createClient({ tracer })", () => {
     const { exporter, tracer } = setup();
     const cm = await startClaudeMock({ script: [] });
     const om = await startOpenAIResponsesMock({ script: [{ text: "From OpenAI." }] });
-    closers.push(() => cm.close(), () => om.close());
+    closers.push(
+      () => cm.close(),
+      () => om.close(),
+    );
     cm.enqueue({ status: 529, body: errorBody("overloaded_error", "Overloaded") });
     const provider = fallback([
       claude({ apiKey: "sk-ant-test-0123456789", model: "claude-sonnet-4-5", baseURL: cm.url }),

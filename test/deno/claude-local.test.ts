@@ -32,7 +32,10 @@ async function fakeSession(replies: unknown[]) {
     env: { FAKE_CLAUDE_SCRIPT: script, FAKE_CLAUDE_RECORD: record },
     async invocations(): Promise<Invocation[]> {
       try {
-        return (await Deno.readTextFile(record)).split("\n").slice(0, -1).map((l) => JSON.parse(l) as Invocation);
+        return (await Deno.readTextFile(record))
+          .split("\n")
+          .slice(0, -1)
+          .map((l) => JSON.parse(l) as Invocation);
       } catch {
         return [];
       }
@@ -108,9 +111,7 @@ Deno.test("claude-local in Deno: an is_error result is a result_error", async ()
 
 Deno.test("claude-local in Deno: a hung CLI is killed at the timeout", async () => {
   const fake = await fakeSession([{ mode: "hang" }]);
-  const err = (await rejection(
-    createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env, timeout: 1500 }) }).chat("hi"),
-  )) as ClaudeCliError;
+  const err = (await rejection(createClient({ provider: claudeLocal({ command: FAKE_CLAUDE, env: fake.env, timeout: 1500 }) }).chat("hi"))) as ClaudeCliError;
   assertEquals(err.reason, "timeout");
   assert(err.stderr.includes("hanging"), "stderr tail kept");
   assert(!alive((await fake.invocations())[0]!.pid), "the process is gone");

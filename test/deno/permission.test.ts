@@ -54,7 +54,15 @@ Deno.test("permission: an address and port outside --allow-net (openaiCompatible
 
 Deno.test("permission: gemini, streaming", async () => {
   const counter = countingFetch();
-  const client = createClient({ provider: gemini({ apiKey: "k", model: "gemini-2.5-flash", baseURL: "https://example.invalid/v1beta", fetch: counter.fetch as typeof globalThis.fetch, maxRetries: 3 }) });
+  const client = createClient({
+    provider: gemini({
+      apiKey: "k",
+      model: "gemini-2.5-flash",
+      baseURL: "https://example.invalid/v1beta",
+      fetch: counter.fetch as typeof globalThis.fetch,
+      maxRetries: 3,
+    }),
+  });
   let error: unknown;
   try {
     for await (const _ of client.stream("hello")) {
@@ -74,7 +82,9 @@ Deno.test("permission: an allowed host that refuses the connection is still retr
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
   const counter = countingFetch();
-  const client = createClient({ provider: claude({ apiKey: "k", model: "m", baseURL: `http://127.0.0.1:${port}/v1`, fetch: counter.fetch as typeof globalThis.fetch, maxRetries: 1 }) });
+  const client = createClient({
+    provider: claude({ apiKey: "k", model: "m", baseURL: `http://127.0.0.1:${port}/v1`, fetch: counter.fetch as typeof globalThis.fetch, maxRetries: 1 }),
+  });
   let error: unknown;
   try {
     await client.chat("hello");

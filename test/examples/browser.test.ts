@@ -9,9 +9,9 @@ import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundle, launchChromium, root, tmpRoot } from "../support/runtimes.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
+import { bundle, launchChromium, root, tmpRoot } from "../support/runtimes.js";
 import { startExampleServer } from "./helpers.js";
 
 let site: Server;
@@ -40,7 +40,10 @@ afterAll(async () => {
 
 /** Tool results of the last user turn of a recorded Anthropic request, as JSON text. */
 function toolResults(body: { messages: { role: string; content: { type: string; content?: unknown }[] }[] }): string[] {
-  return body.messages.at(-1)!.content.filter((b) => b.type === "tool_result").map((b) => JSON.stringify(b.content));
+  return body.messages
+    .at(-1)!
+    .content.filter((b) => b.type === "tool_result")
+    .map((b) => JSON.stringify(b.content));
 }
 
 /** Waits until the page is no longer running a turn; resolves with its state (done, waiting, error). */
@@ -57,7 +60,12 @@ function pngSize(base64: string): { width: number; height: number } {
 }
 
 /** Opens the page, optionally seeds localStorage, presses Send and waits for the run to end. */
-async function askOnPage(url: string, seed: Record<string, string>, body: (page: Page) => Promise<void>, options: { message?: string; state?: string } = {}): Promise<void> {
+async function askOnPage(
+  url: string,
+  seed: Record<string, string>,
+  body: (page: Page) => Promise<void>,
+  options: { message?: string; state?: string } = {},
+): Promise<void> {
   const page = await browser.context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
@@ -86,7 +94,13 @@ describe("browser example in Chromium", () => {
     const mock = await startClaudeMock({
       cors: true,
       script: [
-        { text: "Reading the order.", toolCalls: [{ name: "read_page_text", input: { selector: "#order" } }, { name: "storage_get", input: { key: "budget" } }] },
+        {
+          text: "Reading the order.",
+          toolCalls: [
+            { name: "read_page_text", input: { selector: "#order" } },
+            { name: "storage_get", input: { key: "budget" } },
+          ],
+        },
         { toolCalls: [{ name: "calculate", input: { expression: "2 * 12.50 + 1 * 3.20 + 2 * 8.00" } }] },
         { toolCalls: [{ name: "storage_set", input: { key: "last_total", value: "44.2" } }] },
         { text: answer },
@@ -126,10 +140,7 @@ describe("browser example in Chromium", () => {
   it("switches to OpenAI with ?provider=openai", async () => {
     const mock = await startOpenAIResponsesMock({
       cors: true,
-      script: [
-        { toolCalls: [{ name: "query_elements", input: { selector: "td.num" } }] },
-        { text: "The order lists 5 items in total." },
-      ],
+      script: [{ toolCalls: [{ name: "query_elements", input: { selector: "td.num" } }] }, { text: "The order lists 5 items in total." }],
     });
     try {
       const url = `${siteURL}/?provider=openai&baseURL=${encodeURIComponent(mock.url)}&model=gpt-test`;
@@ -163,33 +174,41 @@ describe("browser example in Chromium", () => {
     });
     try {
       const url = `${siteURL}/?baseURL=${encodeURIComponent(mock.url)}&model=claude-test-model`;
-      await askOnPage(url, {}, async (page) => {
-        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Coffee beans are most of the order.");
-        // The mock checks what the real API checks (media type listed, base64, bytes match the type), so a 200 means it took it.
-        expect(mock.requests).toHaveLength(2);
-        const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
-        expect(result.tool_use_id).toBe("toolu_chart");
-        expect(result.is_error).not.toBe(true);
-        expect(result.content[0]).toEqual({ type: "text", text: expect.stringMatching(/^Bar chart "Order by line" \(480x260 px\): Coffee beans 25, Filters 3\.2, Mugs 16/) });
-        const image = result.content.find((b: { type: string }) => b.type === "image");
-        expect(image.source).toMatchObject({ type: "base64", media_type: "image/png" });
-        expect(pngSize(image.source.data)).toEqual({ width: 480, height: 260 });
+      await askOnPage(
+        url,
+        {},
+        async (page) => {
+          expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Coffee beans are most of the order.");
+          // The mock checks what the real API checks (media type listed, base64, bytes match the type), so a 200 means it took it.
+          expect(mock.requests).toHaveLength(2);
+          const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
+          expect(result.tool_use_id).toBe("toolu_chart");
+          expect(result.is_error).not.toBe(true);
+          expect(result.content[0]).toEqual({
+            type: "text",
+            text: expect.stringMatching(/^Bar chart "Order by line" \(480x260 px\): Coffee beans 25, Filters 3\.2, Mugs 16/),
+          });
+          const image = result.content.find((b: { type: string }) => b.type === "image");
+          expect(image.source).toMatchObject({ type: "base64", media_type: "image/png" });
+          expect(pngSize(image.source.data)).toEqual({ width: 480, height: 260 });
 
-        // The conversation shows the very image the model got, and the canvas is on the page.
-        const img = page.locator("#transcript .image img");
-        await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(480);
-        expect(await img.getAttribute("src")).toBe(`data:image/png;base64,${image.source.data}`);
-        expect(await page.locator("#chart").isVisible()).toBe(true);
-        // Something was drawn: the bars' blue is in the PNG's pixels, read back from the canvas.
-        const blue = await page.evaluate(() => {
-          const c = document.querySelector<HTMLCanvasElement>("#chart")!;
-          const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
-          let n = 0;
-          for (let i = 0; i < d.length; i += 4) if (d[i] === 0x3b && d[i + 1] === 0x6f && d[i + 2] === 0xd8) n++;
-          return n;
-        });
-        expect(blue).toBeGreaterThan(1000);
-      }, { message: "Show me a chart of my order." });
+          // The conversation shows the very image the model got, and the canvas is on the page.
+          const img = page.locator("#transcript .image img");
+          await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(480);
+          expect(await img.getAttribute("src")).toBe(`data:image/png;base64,${image.source.data}`);
+          expect(await page.locator("#chart").isVisible()).toBe(true);
+          // Something was drawn: the bars' blue is in the PNG's pixels, read back from the canvas.
+          const blue = await page.evaluate(() => {
+            const c = document.querySelector<HTMLCanvasElement>("#chart")!;
+            const d = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+            let n = 0;
+            for (let i = 0; i < d.length; i += 4) if (d[i] === 0x3b && d[i + 1] === 0x6f && d[i + 2] === 0xd8) n++;
+            return n;
+          });
+          expect(blue).toBeGreaterThan(1000);
+        },
+        { message: "Show me a chart of my order." },
+      );
     } finally {
       await mock.close();
     }
@@ -199,23 +218,41 @@ describe("browser example in Chromium", () => {
     const mock = await startOpenAIResponsesMock({
       cors: true,
       script: [
-        { toolCalls: [{ name: "draw_chart", input: { title: "Two bars", bars: [{ label: "a", value: 1 }, { label: "b", value: 2 }] } }] },
+        {
+          toolCalls: [
+            {
+              name: "draw_chart",
+              input: {
+                title: "Two bars",
+                bars: [
+                  { label: "a", value: 1 },
+                  { label: "b", value: 2 },
+                ],
+              },
+            },
+          ],
+        },
         { text: "b is twice a." },
       ],
     });
     try {
       const url = `${siteURL}/?provider=openai&baseURL=${encodeURIComponent(mock.url)}&model=gpt-test`;
-      await askOnPage(url, {}, async (page) => {
-        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("b is twice a.");
-        expect(mock.requests).toHaveLength(2);
-        const body = mock.requests[1]!.body as { input: any[] };
-        const output = body.input.find((i: { type: string }) => i.type === "function_call_output").output;
-        expect(output[0]).toMatchObject({ type: "input_text", text: expect.stringContaining('Bar chart "Two bars"') });
-        const image = output.find((p: { type: string }) => p.type === "input_image");
-        expect(image.image_url).toMatch(/^data:image\/png;base64,/);
-        expect(pngSize(image.image_url.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
-        expect(await page.locator("#transcript .image img").getAttribute("src")).toBe(image.image_url);
-      }, { message: "Chart a=1, b=2." });
+      await askOnPage(
+        url,
+        {},
+        async (page) => {
+          expect(await page.locator("#transcript .assistant.final").innerText()).toBe("b is twice a.");
+          expect(mock.requests).toHaveLength(2);
+          const body = mock.requests[1]!.body as { input: any[] };
+          const output = body.input.find((i: { type: string }) => i.type === "function_call_output").output;
+          expect(output[0]).toMatchObject({ type: "input_text", text: expect.stringContaining('Bar chart "Two bars"') });
+          const image = output.find((p: { type: string }) => p.type === "input_image");
+          expect(image.image_url).toMatch(/^data:image\/png;base64,/);
+          expect(pngSize(image.image_url.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
+          expect(await page.locator("#transcript .image img").getAttribute("src")).toBe(image.image_url);
+        },
+        { message: "Chart a=1, b=2." },
+      );
     } finally {
       await mock.close();
     }
@@ -234,27 +271,32 @@ describe("browser example in Chromium", () => {
     });
     try {
       const url = `${siteURL}/?baseURL=${encodeURIComponent(mock.url)}&model=claude-test-model`;
-      await askOnPage(url, {}, async (page) => {
-        // Suspended: the question is on the page and nothing more was sent to the model.
-        const question = page.locator("#transcript .question");
-        expect(await question.innerText()).toContain("When should we deliver?");
-        expect(await question.locator("button").allInnerTexts()).toEqual(["Tuesday morning", "Friday afternoon"]);
-        expect(mock.requests).toHaveLength(1);
-        expect(mock.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toContain("ask_user");
-        await page.waitForTimeout(200);
-        expect(mock.requests).toHaveLength(1);
+      await askOnPage(
+        url,
+        {},
+        async (page) => {
+          // Suspended: the question is on the page and nothing more was sent to the model.
+          const question = page.locator("#transcript .question");
+          expect(await question.innerText()).toContain("When should we deliver?");
+          expect(await question.locator("button").allInnerTexts()).toEqual(["Tuesday morning", "Friday afternoon"]);
+          expect(mock.requests).toHaveLength(1);
+          expect(mock.requests[0]!.body.tools.map((t: { name: string }) => t.name)).toContain("ask_user");
+          await page.waitForTimeout(200);
+          expect(mock.requests).toHaveLength(1);
 
-        await question.getByRole("button", { name: "Friday afternoon" }).click();
-        expect(await settled(page)).toBe("done");
-        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Booked for Friday afternoon.");
-        expect(await question.locator("button:disabled").count()).toBe(2);
-        expect(mock.requests).toHaveLength(2);
-        const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
-        expect(result).toMatchObject({ tool_use_id: "toolu_ask" });
-        expect(result.is_error).not.toBe(true);
-        expect(JSON.stringify(result.content)).toContain("Friday afternoon");
-        expect(await page.locator("#transcript .tool").allInnerTexts()).toContain("→ Friday afternoon");
-      }, { message: "Please deliver my order.", state: "waiting" });
+          await question.getByRole("button", { name: "Friday afternoon" }).click();
+          expect(await settled(page)).toBe("done");
+          expect(await page.locator("#transcript .assistant.final").innerText()).toBe("Booked for Friday afternoon.");
+          expect(await question.locator("button:disabled").count()).toBe(2);
+          expect(mock.requests).toHaveLength(2);
+          const [result] = mock.requests[1]!.body.messages.at(-1).content.filter((b: { type: string }) => b.type === "tool_result");
+          expect(result).toMatchObject({ tool_use_id: "toolu_ask" });
+          expect(result.is_error).not.toBe(true);
+          expect(JSON.stringify(result.content)).toContain("Friday afternoon");
+          expect(await page.locator("#transcript .tool").allInnerTexts()).toContain("→ Friday afternoon");
+        },
+        { message: "Please deliver my order.", state: "waiting" },
+      );
     } finally {
       await mock.close();
     }
@@ -262,17 +304,29 @@ describe("browser example in Chromium", () => {
 
   it("offline, the chart and the question work too (no model, no key)", async () => {
     const offline = `${siteURL}/?provider=offline`;
-    await askOnPage(offline, {}, async (page) => {
-      const answer = await page.locator("#transcript .assistant.final").innerText();
-      expect(answer).toBe('(Offline, scripted.) Bar chart "Your order by line (EUR)" (480x260 px): Coffee beans (1 kg) 25, Paper filters 3.2, Enamel mug 16. The model got it as a image/png image.');
-      const src = await page.locator("#transcript .image img").getAttribute("src");
-      expect(pngSize(src!.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
-    }, { message: "Draw a chart of my order." });
-    await askOnPage(offline, {}, async (page) => {
-      await page.locator("#transcript .question").getByRole("button", { name: "Tuesday morning" }).click();
-      expect(await settled(page)).toBe("done");
-      expect(await page.locator("#transcript .assistant.final").innerText()).toBe("(Offline, scripted.) Delivery is booked for Tuesday morning.");
-    }, { message: "When can you deliver?", state: "waiting" });
+    await askOnPage(
+      offline,
+      {},
+      async (page) => {
+        const answer = await page.locator("#transcript .assistant.final").innerText();
+        expect(answer).toBe(
+          '(Offline, scripted.) Bar chart "Your order by line (EUR)" (480x260 px): Coffee beans (1 kg) 25, Paper filters 3.2, Enamel mug 16. The model got it as a image/png image.',
+        );
+        const src = await page.locator("#transcript .image img").getAttribute("src");
+        expect(pngSize(src!.slice("data:image/png;base64,".length))).toEqual({ width: 480, height: 260 });
+      },
+      { message: "Draw a chart of my order." },
+    );
+    await askOnPage(
+      offline,
+      {},
+      async (page) => {
+        await page.locator("#transcript .question").getByRole("button", { name: "Tuesday morning" }).click();
+        expect(await settled(page)).toBe("done");
+        expect(await page.locator("#transcript .assistant.final").innerText()).toBe("(Offline, scripted.) Delivery is booked for Tuesday morning.");
+      },
+      { message: "When can you deliver?", state: "waiting" },
+    );
   });
 
   it("works through serve.mjs, whose proxy adds the key the page never sees", async () => {

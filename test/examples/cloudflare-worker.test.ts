@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ClaudeMock, type MockTurn, startClaudeMock } from "../mock/claude.js";
 import { bundle, root, startWorker } from "../support/runtimes.js";
-import { startClaudeMock, type ClaudeMock, type MockTurn } from "../mock/claude.js";
 import { parseSSE } from "./helpers.js";
 
 let mock: ClaudeMock;
@@ -37,7 +37,12 @@ beforeAll(async () => {
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     durableObjects: { [config.binding!]: config.className! },
-    bindings: { ANTHROPIC_API_KEY: "sk-ant-test", PROVIDER_BASE_URL: mock.url, MODEL: "claude-test-model", DECISION_SECRET: "test-decision-secret-of-32-characters" },
+    bindings: {
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      PROVIDER_BASE_URL: mock.url,
+      MODEL: "claude-test-model",
+      DECISION_SECRET: "test-decision-secret-of-32-characters",
+    },
   });
 }, 60_000);
 
@@ -71,9 +76,7 @@ function finish(events: { event: string; data: any }[]) {
 
 /** The text of each message of a recorded Anthropic request, for comparing conversations. */
 function transcript(body: { messages: { role: string; content: { type: string; text?: string; name?: string }[] }[] }): string[] {
-  return body.messages.flatMap((m) =>
-    m.content.map((b) => `${m.role}:${b.type === "text" ? b.text : b.type === "tool_use" ? `tool_use ${b.name}` : b.type}`),
-  );
+  return body.messages.flatMap((m) => m.content.map((b) => `${m.role}:${b.type === "text" ? b.text : b.type === "tool_use" ? `tool_use ${b.name}` : b.type}`));
 }
 
 describe("Cloudflare Worker example in workerd", () => {
@@ -92,7 +95,12 @@ describe("Cloudflare Worker example in workerd", () => {
     const result = events.find((e) => e.event === "tool-result")!;
     expect(result.data.isError).toBe(false);
     expect(result.data.output).toMatch(/\b20\d\d\b.*UTC/); // a real date from the tool, in UTC
-    expect(events.filter((e) => e.event === "text-delta").map((e) => e.data.text).join("")).toContain("Nice to meet you, Ada.");
+    expect(
+      events
+        .filter((e) => e.event === "text-delta")
+        .map((e) => e.data.text)
+        .join(""),
+    ).toContain("Nice to meet you, Ada.");
     expect(done).toMatchObject({ text: "Nice to meet you, Ada. Noted the time.", steps: 2, toolCalls: 1 });
   });
 
@@ -326,7 +334,12 @@ describe("Cloudflare Worker example without a key", () => {
       expect(done.event, JSON.stringify(events)).toBe("finish");
       expect(events.find((e) => e.event === "tool-call")!.data).toMatchObject({ name: "current_time", input: { timeZone: "UTC" } });
       expect(events.find((e) => e.event === "tool-result")!.data.output).toMatch(/\b20\d\d\b.*UTC/);
-      expect(events.filter((e) => e.event === "text-delta").map((e) => e.data.text).join("")).toMatch(/^Offline mode/);
+      expect(
+        events
+          .filter((e) => e.event === "text-delta")
+          .map((e) => e.data.text)
+          .join(""),
+      ).toMatch(/^Offline mode/);
       expect(done.data.text).toMatch(/^It is .*20\d\d.*\(UTC\)\. Set ANTHROPIC_API_KEY or OPENAI_API_KEY/);
 
       // The approval flow works offline too: the script asks to pay, the run waits for a decision.
@@ -347,7 +360,9 @@ describe("Cloudflare Worker example without a key", () => {
       const refused = await decide("moved-in", [{ callId: waiting2.callId, approved: true }]);
       expect(refused.status).toBe(400);
       expect(await refused.json()).toMatchObject({ code: "invalid_decision" });
-      const denied = parseSSE(await (await post("/chat/offline-pay2/decisions", { decisions: [{ callId: waiting2.callId, approved: false, reason: "not today" }] })).text());
+      const denied = parseSSE(
+        await (await post("/chat/offline-pay2/decisions", { decisions: [{ callId: waiting2.callId, approved: false, reason: "not today" }] })).text(),
+      );
       expect(denied.at(-1)!.data.text).toBe("I did not pay (denied: not today).");
     } finally {
       await offline.dispose();

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { childEnv, denoPermissions, root, runProcess, type ProcessResult } from "../support/runtimes.js";
+import { childEnv, denoPermissions, type ProcessResult, root, runProcess } from "../support/runtimes.js";
 
 const PROVIDER_VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "TOOLLOOP_MODEL", "TOOLLOOP_BASE_URL"];
 

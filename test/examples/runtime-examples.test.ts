@@ -3,8 +3,8 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { childEnv, root, runProcess, tmpRoot } from "../support/runtimes.js";
 import { startClaudeMock } from "../mock/claude.js";
+import { childEnv, root, runProcess, tmpRoot } from "../support/runtimes.js";
 import { outputOf, requireDist, runExample } from "./helpers.js";
 
 let dir: string | undefined;
@@ -26,9 +26,7 @@ describe("examples/deno/main.ts in Deno", () => {
     writeFileSync(join(folder, "a-readme.txt"), "Project Kestrel\nsecond line\n");
     writeFileSync(join(folder, "b-data.csv"), "x,y\n");
     mkdirSync(join(folder, "subfolder"));
-    const lines = outputOf(
-      await runExample("deno", "examples/deno/main.ts", [folder], { denoFlags: [`--allow-read=${folder}`, "--allow-env"] }),
-    );
+    const lines = outputOf(await runExample("deno", "examples/deno/main.ts", [folder], { denoFlags: [`--allow-read=${folder}`, "--allow-env"] }));
     expect(lines[0]).toMatch(/^No provider key found .*running offline against the scripted provider\.$/);
     expect(lines).toContain('tool call: list_files({"path":"."})');
     expect(lines).toContain('tool call: read_file({"path":"a-readme.txt"})');
@@ -42,7 +40,12 @@ describe("examples/deno/main.ts in Deno", () => {
       apiKey: "sk-ant-test",
       script: [
         { toolCalls: [{ name: "list_files", input: {} }] },
-        { toolCalls: [{ name: "read_file", input: { path: "notes.txt" } }, { name: "read_file", input: { path: "../secret" } }] },
+        {
+          toolCalls: [
+            { name: "read_file", input: { path: "notes.txt" } },
+            { name: "read_file", input: { path: "../secret" } },
+          ],
+        },
         { text: "The meeting moved to Friday." },
       ],
     });
@@ -102,7 +105,12 @@ describe("examples/bun/main.ts in Bun", () => {
     const mock = await startClaudeMock({
       apiKey: "sk-ant-test",
       script: [
-        { toolCalls: [{ name: "save_note", input: { name: "../escape", text: "x" } }, { name: "save_note", input: { name: "ideas", text: "a bike shed" } }] },
+        {
+          toolCalls: [
+            { name: "save_note", input: { name: "../escape", text: "x" } },
+            { name: "save_note", input: { name: "ideas", text: "a bike shed" } },
+          ],
+        },
         { text: "Saved your idea." },
       ],
     });

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startClaudeMock } from "../mock/claude.js";
 import { startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
-import { outputOf, requireDist, runExample, type Runtime } from "./helpers.js";
+import { outputOf, type Runtime, requireDist, runExample } from "./helpers.js";
 
 const WEATHER = "examples/weather/weather.mjs";
 const runtimes: Runtime[] = ["node", "deno", "bun"];
@@ -19,7 +19,10 @@ function answerOf(lines: string[]): string {
   const stats = lines.length - 1 - [...lines].reverse().findIndex((l) => /^\(\d+ model calls/.test(l));
   const last = lines[stats - 1] ?? "";
   const text = last.replace(/^(model|answer): /, "");
-  expect(lines.filter((l) => l.includes(text)), "the answer is printed once").toHaveLength(1);
+  expect(
+    lines.filter((l) => l.includes(text)),
+    "the answer is printed once",
+  ).toHaveLength(1);
   return text;
 }
 
@@ -99,7 +102,13 @@ describe.each(runtimes)("weather example with a provider key in %s", (runtime) =
   it.each(providers)("$keyVar: uses $name, runs the tool calls it asks for and prints its answer", async ({ name, keyVar, start }) => {
     requireDist(name);
     mock = await start([
-      { text: "Checking.", toolCalls: [{ name: "get_weather", input: { city: "London" } }, { name: "get_weather", input: { city: "Atlantis" } }] },
+      {
+        text: "Checking.",
+        toolCalls: [
+          { name: "get_weather", input: { city: "London" } },
+          { name: "get_weather", input: { city: "Atlantis" } },
+        ],
+      },
       { text: "London is overcast at 14°C; I have no data for Atlantis." },
     ]);
     const lines = outputOf(

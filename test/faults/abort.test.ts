@@ -4,10 +4,11 @@
 // rejects with signal.reason (an AbortError unless the caller gave another reason),
 // handlers see ctx.signal aborted, the history is valid afterwards (unanswered calls get
 // {"error":"cancelled"}), and the next chat works against the same mock.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Tool } from "../../src/index.js";
-import { ROWS, type Mock, type Row, type Script } from "./rows.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, type Tool, tool } from "../../src/index.js";
+import { type Mock, ROWS, type Row, type Script } from "./rows.js";
 import { drive, expectValidHistory, MODES, rejection, until } from "./support.js";
 
 let mock: Mock | undefined;

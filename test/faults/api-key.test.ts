@@ -15,7 +15,12 @@ const FACTORIES = [
   { name: "claude", env: ["ANTHROPIC_API_KEY"], make: (o: object) => claude({ model: "m", ...o }), vendor: "https://api.anthropic.com/v1" },
   { name: "openai", env: ["OPENAI_API_KEY"], make: (o: object) => openai({ model: "m", ...o }), vendor: "https://api.openai.com/v1" },
   { name: "openaiChat", env: ["OPENAI_API_KEY"], make: (o: object) => openaiChat({ model: "m", ...o }), vendor: "https://api.openai.com/v1" },
-  { name: "gemini", env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], make: (o: object) => gemini({ model: "m", ...o }), vendor: "https://generativelanguage.googleapis.com/v1beta" },
+  {
+    name: "gemini",
+    env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    make: (o: object) => gemini({ model: "m", ...o }),
+    vendor: "https://generativelanguage.googleapis.com/v1beta",
+  },
   { name: "tavilySearch", env: ["TAVILY_API_KEY"], make: (o: object) => tavilySearch({ apiKey: "", ...o }), vendor: undefined },
 ];
 

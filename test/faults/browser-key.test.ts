@@ -6,7 +6,7 @@
 // over real HTTP to the local mocks (a fetch wrapper maps the vendor's host to the mock).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createClient, isToolloopError } from "../../src/index.js";
-import { API_KEY, ROWS, type Mock, type Row } from "./rows.js";
+import { API_KEY, type Mock, ROWS, type Row } from "./rows.js";
 import { expectValidHistory, rejection } from "./support.js";
 
 const g = globalThis as Record<string, unknown>;

@@ -4,13 +4,14 @@
 // MAX_ARGUMENT_DEPTH are refused with FailedUnmarshalInputError before anything recursive
 // touches them; input within the limit still validates and runs. (The adapters over HTTP
 // are covered in model.test.ts.)
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
+import { MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../../src/base/json-depth.js";
 import { cleanJSON, isToolloopError, jsonTool, tool } from "../../src/index.js";
 import { parseJSONArguments } from "../../src/tools/clean-json.js";
-import { MAX_ARGUMENT_DEPTH, MAX_RESPONSE_DEPTH, nestsDeeperThan, parseJSONBounded } from "../../src/base/json-depth.js";
 import { toOutput } from "../../src/tools/tool.js";
 
 const N = 10_000;

@@ -3,12 +3,13 @@
 // as a crash or a serverless timeout leaves it) is resumed with createClient({ history }).
 // The mocks reject unanswered tool calls the way the real APIs do, so a resumed chat that
 // succeeds proves the repair reached the wire. Histories also move between providers.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Message } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, type Message, tool } from "../../src/index.js";
 import { recordingLogger } from "../core/helpers.js";
-import { ROWS, type Mock, type Row } from "./rows.js";
-import { drive, expectValidHistory, MODES, outcome, type Mode } from "./support.js";
+import { type Mock, ROWS, type Row } from "./rows.js";
+import { drive, expectValidHistory, MODES, type Mode, outcome } from "./support.js";
 
 const mocks: Mock[] = [];
 afterEach(async () => {

@@ -3,9 +3,9 @@
 // one the common shapes are read; the key never shows in the error.
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpSettings, postJSON, readCommonError, type ErrorDetails } from "../../src/http/kit.js";
+import { type ErrorDetails, httpSettings, postJSON, readCommonError } from "../../src/http/kit.js";
 import { createClient } from "../../src/index.js";
-import { claudeRow, responsesRow, type Mock } from "./rows.js";
+import { claudeRow, type Mock, responsesRow } from "./rows.js";
 import { rejection } from "./support.js";
 
 let server: Server | undefined;
@@ -73,7 +73,9 @@ describe("toolloop/http", () => {
       const reason = new Error("my reason");
       setTimeout(() => c.abort(reason), 50);
       const { postSSE } = await import("../../src/http/kit.js");
-      const sent = stream ? postSSE(http, { url, headers: {}, body: {}, signal: c.signal }, () => {}) : postJSON(http, { url, headers: {}, body: {}, signal: c.signal });
+      const sent = stream
+        ? postSSE(http, { url, headers: {}, body: {}, signal: c.signal }, () => {})
+        : postJSON(http, { url, headers: {}, body: {}, signal: c.signal });
       expect(await sent.catch((e: unknown) => e), stream ? "sse" : "json").toBe(reason);
       await new Promise<void>((r) => server!.close(() => r()));
       server = undefined;
@@ -97,13 +99,20 @@ describe("the adapters' own error readers", () => {
     const err = await rejection(client.chat("hi"));
     expect(err).toMatchObject({ status: 429, type: "insufficient_quota", retryable: false });
     expect(mock.bodies()).toHaveLength(1);
-    mock.enqueue({ status: 429, body: JSON.stringify({ error: { message: "slow down", type: "requests", code: "rate_limit_exceeded" } }), headers: { "retry-after-ms": "1" } });
+    mock.enqueue({
+      status: 429,
+      body: JSON.stringify({ error: { message: "slow down", type: "requests", code: "rate_limit_exceeded" } }),
+      headers: { "retry-after-ms": "1" },
+    });
     await expect(createClient({ provider: responsesRow.provider(mock, { maxRetries: 2 }) }).chat("hi")).resolves.toBe("after retry");
   });
 
   it("claude: the body's request_id is used when the header has none", async () => {
     mock = await claudeRow.start({ script: [] });
-    mock.enqueue({ status: 400, body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "bad" }, request_id: "req_from_body" }) });
+    mock.enqueue({
+      status: 400,
+      body: JSON.stringify({ type: "error", error: { type: "invalid_request_error", message: "bad" }, request_id: "req_from_body" }),
+    });
     const err = await rejection(createClient({ provider: claudeRow.provider(mock, { maxRetries: 0 }) }).chat("hi"));
     expect(err).toMatchObject({ status: 400, type: "invalid_request_error", requestId: "req_from_body" });
   });

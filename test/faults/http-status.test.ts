@@ -6,7 +6,7 @@
 // chat works.
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, isToolloopError } from "../../src/index.js";
-import { ROWS, geminiRow, type Mock, type Row } from "./rows.js";
+import { geminiRow, type Mock, ROWS, type Row } from "./rows.js";
 import { drive, expectValidHistory, MODES, rejection } from "./support.js";
 
 const RETRYABLE = [408, 409, 429, 500, 502, 503, 504, 529];

@@ -8,10 +8,10 @@
 // any more. Each way a body is read is covered: an event stream, a JSON body, an error
 // body, and a body that is not the event stream that was asked for.
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "../../src/index.js";
 import type { FetchFn } from "../../src/http/http.js";
-import { ROWS, type Mock, type Row } from "./rows.js";
-import { drive, expectValidHistory, rejection, type Mode } from "./support.js";
+import { createClient } from "../../src/index.js";
+import { type Mock, ROWS, type Row } from "./rows.js";
+import { drive, expectValidHistory, type Mode, rejection } from "./support.js";
 
 let mock: Mock | undefined;
 afterEach(async () => {
@@ -60,8 +60,7 @@ const CASES: Case[] = [
   {
     name: "an error body",
     mode: "sse",
-    prepare: (row, m) =>
-      m.enqueue({ status: 500, headers: { "content-type": "application/json", "x-should-retry": "false" }, body: row.errorBody(500).body }),
+    prepare: (row, m) => m.enqueue({ status: 500, headers: { "content-type": "application/json", "x-should-retry": "false" }, body: row.errorBody(500).body }),
   },
   {
     name: "a body that is not an event stream",

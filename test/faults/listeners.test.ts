@@ -5,7 +5,7 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
-import { claudeRow, ROWS, type Mock } from "./rows.js";
+import { claudeRow, type Mock, ROWS } from "./rows.js";
 import { drive, MODES } from "./support.js";
 
 let mock: Mock | undefined;

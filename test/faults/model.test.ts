@@ -5,11 +5,12 @@
 // run never crashes, no handler sees input its schema forbids, nothing pollutes
 // Object.prototype, and the history stays valid on the wire (the mocks reject what the
 // real APIs reject), so the next chat works.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, jsonTool, tool, type Tool } from "../../src/index.js";
-import { ROWS, type Mock, type RawCall, type Row } from "./rows.js";
-import { drive, expectValidHistory, MODES, rejection, type Mode } from "./support.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, jsonTool, type Tool, tool } from "../../src/index.js";
+import { type Mock, type RawCall, ROWS, type Row } from "./rows.js";
+import { drive, expectValidHistory, MODES, type Mode, rejection } from "./support.js";
 
 let mock: Mock | undefined;
 afterEach(async () => {
@@ -44,7 +45,9 @@ async function runWithReply(row: Row, mode: Mode, calls: RawCall[], tools: Tool[
 }
 
 /** Rows × modes where the wire carries the arguments as raw text (OpenAI always, Claude when streaming). */
-const TEXT_WIRE: [Row, Mode][] = ROWS.flatMap((row) => MODES.filter((mode) => row.toolCallReply(mode, [{ id: "x", name: "x", args: { raw: "x" } }])).map((mode) => [row, mode] as [Row, Mode]));
+const TEXT_WIRE: [Row, Mode][] = ROWS.flatMap((row) =>
+  MODES.filter((mode) => row.toolCallReply(mode, [{ id: "x", name: "x", args: { raw: "x" } }])).map((mode) => [row, mode] as [Row, Mode]),
+);
 const EVERY: [Row, Mode][] = ROWS.flatMap((row) => MODES.map((mode) => [row, mode] as [Row, Mode]));
 const label = ([row, mode]: [Row, Mode]) => `${row.label} (${mode})`;
 
@@ -113,9 +116,19 @@ describe.each(EVERY.map((rm) => ({ name: label(rm), rm })))("$name: model misbeh
       run: (input) => (got.push(input), "ok"),
     });
     const typed: unknown[] = [];
-    const valibot = tool({ name: "typed_lookup", description: "A test tool.", input: v.object({ city: v.string() }), run: (input) => (typed.push(input), "ok") });
+    const valibot = tool({
+      name: "typed_lookup",
+      description: "A test tool.",
+      input: v.object({ city: v.string() }),
+      run: (input) => (typed.push(input), "ok"),
+    });
     const loose: unknown[] = [];
-    const looseTool = tool({ name: "loose_lookup", description: "A test tool.", input: v.looseObject({ city: v.string() }), run: (input) => (loose.push(input), "ok") });
+    const looseTool = tool({
+      name: "loose_lookup",
+      description: "A test tool.",
+      input: v.looseObject({ city: v.string() }),
+      run: (input) => (loose.push(input), "ok"),
+    });
     const { client } = await runWithReply(
       row,
       mode,
@@ -313,10 +326,19 @@ describe("prototype keys on the adapters' own argument paths", () => {
     if (mode === "sse") m.enqueue({ sse });
     else {
       // generateContent has no partialArgs; the same call arrives whole and is checked the same way
-      m.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: '{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": "call_v1", "name": "lookup", "args": {"__proto__": {"polluted": "yes", "admin": true}, "constructor": {"prototype": {"polluted": "yes"}}, "city": "Paris"}}}]}, "finishReason": "STOP", "index": 0}]}' });
+      m.enqueue({
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: '{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"id": "call_v1", "name": "lookup", "args": {"__proto__": {"polluted": "yes", "admin": true}, "constructor": {"prototype": {"polluted": "yes"}}, "city": "Paris"}}}]}, "finishReason": "STOP", "index": 0}]}',
+      });
     }
     const got: Record<string, unknown>[] = [];
-    const t = jsonTool({ name: "lookup", description: "A test tool.", parameters: { type: "object", properties: { city: { type: "string" } } }, run: (i) => (got.push(i), "ok") });
+    const t = jsonTool({
+      name: "lookup",
+      description: "A test tool.",
+      parameters: { type: "object", properties: { city: { type: "string" } } },
+      run: (i) => (got.push(i), "ok"),
+    });
     const client = createClient({ provider: row.provider(m), tools: [t] });
     await expect(drive(client, "go", mode)).resolves.toBe("final answer");
     expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
@@ -368,7 +390,12 @@ describe("provider-specific stop reasons", () => {
 
   it.each(MODES)("gemini (%s): MALFORMED_FUNCTION_CALL is re-asked, then the corrected call runs", async (mode) => {
     const m = await geminiRow.start({
-      script: [{ malformed: true } as never, { toolCalls: [{ id: "call_m1", name: "lookup", input: { city: "Paris" } }] }, { text: "final answer" }, { text: "next ok" }],
+      script: [
+        { malformed: true } as never,
+        { toolCalls: [{ id: "call_m1", name: "lookup", input: { city: "Paris" } }] },
+        { text: "final answer" },
+        { text: "next ok" },
+      ],
     });
     mock = m;
     const r = recorder();

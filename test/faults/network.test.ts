@@ -5,11 +5,12 @@
 // (idleTimeout), and a 200 whose body is not JSON. Each one gives a typed error, leaves no
 // half assistant message (and no unanswered tool call) in history, and the next chat works
 // against the same mock, which rejects an invalid history the way the real API does.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, isToolloopError, tool, type Client } from "../../src/index.js";
-import { ROWS, type Mock, type Row } from "./rows.js";
-import { closedPort, drive, expectValidHistory, MODES, rejection, type Mode } from "./support.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Client, createClient, isToolloopError, tool } from "../../src/index.js";
+import { type Mock, ROWS, type Row } from "./rows.js";
+import { closedPort, drive, expectValidHistory, MODES, type Mode, rejection } from "./support.js";
 
 let mock: Mock | undefined;
 afterEach(async () => {
@@ -134,9 +135,7 @@ const FAULTS: Fault[] = [
 /** A run that calls `probe` once (which injects the fault before the second request), or fails at once. */
 async function setup(row: Row, position: Position, fault: { inject: (m: Mock) => void; provider?: Record<string, unknown>; client?: Record<string, unknown> }) {
   const script =
-    position === "first request"
-      ? [{ text: "next ok" }]
-      : [{ toolCalls: [{ id: "call_probe_1", name: "probe", input: { n: 1 } }] }, { text: "next ok" }];
+    position === "first request" ? [{ text: "next ok" }] : [{ toolCalls: [{ id: "call_probe_1", name: "probe", input: { n: 1 } }] }, { text: "next ok" }];
   const m = await row.start({ script });
   mock = m;
   let probes = 0;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type Message } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
-import { ROWS, type Mock } from "./rows.js";
+import { type Mock, ROWS } from "./rows.js";
 import { drive, expectValidHistory, MODES } from "./support.js";
 
 const mocks: Mock[] = [];

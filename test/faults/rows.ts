@@ -6,8 +6,8 @@
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
-import type { Provider } from "../../src/index.js";
 import type { ProviderOptions } from "../../src/http/provider-options.js";
+import type { Provider } from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
@@ -144,8 +144,7 @@ export const claudeRow: Row = {
   },
   provider: (mock, options = {}) => claude({ apiKey: API_KEY, model: "claude-test", baseURL: mock.url, ...options }),
   errorBody(status) {
-    const type =
-      status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status === 408 || status === 504 ? "timeout_error" : "api_error";
+    const type = status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status === 408 || status === 504 ? "timeout_error" : "api_error";
     return { body: JSON.stringify({ type: "error", error: { type, message: `mock ${status}` }, request_id: `req_body_${status}` }), type };
   },
   requestIdHeader: "request-id",
@@ -163,12 +162,21 @@ export const claudeRow: Row = {
     sse: claudeFrame({ type: "error", error: { type: "overloaded_error", message } }),
     type: "overloaded_error",
   }),
-  malformedEvent: () => "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_de\n\n",
+  malformedEvent: () => 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_de\n\n',
   toolCallReply(mode, calls) {
     if (mode === "json") {
       if (calls.some((c) => "raw" in c.args)) return undefined;
       const content = calls.map((c, i) => ({ type: "tool_use", id: c.id, name: c.name, ...("json" in c.args ? { input: `\u0000ARGS${i}` } : {}) }));
-      const message = { id: "msg_calls", type: "message", role: "assistant", model: "claude-test", content, stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
+      const message = {
+        id: "msg_calls",
+        type: "message",
+        role: "assistant",
+        model: "claude-test",
+        content,
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      };
       return { status: 200, headers: { "content-type": "application/json" }, body: splice(message, calls.map(argText)) };
     }
     const sse = [claudeStart("msg_calls")];
@@ -266,24 +274,27 @@ export const responsesRow: Row = {
     sse: responsesFrame({ type: "error", sequence_number: 3, code: "server_error", message, param: null }),
     type: "server_error",
   }),
-  malformedEvent: () => "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\n\n",
+  malformedEvent: () => 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":\n\n',
   toolCallReply(mode, calls) {
     const items = calls.map((c) => ({ id: `fc_${c.id}`, type: "function_call", status: "completed", arguments: argText(c), call_id: c.id, name: c.name }));
     if (mode === "json") return { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(responseObject("completed", items)) };
     const sse = [responsesFrame({ type: "response.created", sequence_number: 0, response: responseObject("in_progress", []) })];
     items.forEach((item, output_index) => {
-      sse.push(responsesFrame({ type: "response.output_item.added", sequence_number: 1, output_index, item: { ...item, status: "in_progress", arguments: "" } }));
+      sse.push(
+        responsesFrame({ type: "response.output_item.added", sequence_number: 1, output_index, item: { ...item, status: "in_progress", arguments: "" } }),
+      );
       if (item.arguments !== "") {
         sse.push(responsesFrame({ type: "response.function_call_arguments.delta", sequence_number: 2, item_id: item.id, output_index, delta: item.arguments }));
       }
-      sse.push(responsesFrame({ type: "response.function_call_arguments.done", sequence_number: 3, item_id: item.id, output_index, arguments: item.arguments }));
+      sse.push(
+        responsesFrame({ type: "response.function_call_arguments.done", sequence_number: 3, item_id: item.id, output_index, arguments: item.arguments }),
+      );
       sse.push(responsesFrame({ type: "response.output_item.done", sequence_number: 4, output_index, item }));
     });
     sse.push(responsesFrame({ type: "response.completed", sequence_number: 5, response: responseObject("completed", items) }));
     return { sse };
   },
-  toolResults: (body) =>
-    (body.input ?? []).filter((i: any) => i.type === "function_call_output").map((i: any) => ({ id: i.call_id, output: i.output })),
+  toolResults: (body) => (body.input ?? []).filter((i: any) => i.type === "function_call_output").map((i: any) => ({ id: i.call_id, output: i.output })),
   toolCallIds: (body) => (body.input ?? []).filter((i: any) => i.type === "function_call").map((i: any) => i.call_id),
   toolChoiceNone: (body) => body.tool_choice === "none",
   lastUserText(body) {
@@ -416,7 +427,15 @@ export const geminiRow: Row = {
   provider: (mock, options = {}) => gemini({ apiKey: API_KEY, model: "gemini-test", baseURL: mock.url, ...options }),
   errorBody(status) {
     const type =
-      status === 429 ? "RESOURCE_EXHAUSTED" : status === 503 ? "UNAVAILABLE" : status === 504 || status === 408 ? "DEADLINE_EXCEEDED" : status === 409 ? "ABORTED" : "INTERNAL";
+      status === 429
+        ? "RESOURCE_EXHAUSTED"
+        : status === 503
+          ? "UNAVAILABLE"
+          : status === 504 || status === 408
+            ? "DEADLINE_EXCEEDED"
+            : status === 409
+              ? "ABORTED"
+              : "INTERNAL";
     return { body: JSON.stringify({ error: { code: status, message: `mock ${status}`, status: type } }), type };
   },
   requestIdHeader: undefined,

@@ -6,9 +6,9 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient } from "../../src/index.js";
-import { httpSettings } from "../../src/http/provider-options.js";
 import { redact, secretCount } from "../../src/base/secrets.js";
+import { httpSettings } from "../../src/http/provider-options.js";
+import { createClient } from "../../src/index.js";
 import { API_KEY, claudeRow, type Mock } from "./rows.js";
 import { drive, rejection } from "./support.js";
 
@@ -43,10 +43,16 @@ describe("the key registry", () => {
         model: "claude-test",
         maxRetries: 0,
         fetch: async (_url, init) =>
-          new Response(JSON.stringify({ type: "error", error: { type: "authentication_error", message: `bad key ${(init?.headers as Record<string, string>)["x-api-key"]}` } }), {
-            status: 401,
-            headers: { "content-type": "application/json" },
-          }),
+          new Response(
+            JSON.stringify({
+              type: "error",
+              error: { type: "authentication_error", message: `bad key ${(init?.headers as Record<string, string>)["x-api-key"]}` },
+            }),
+            {
+              status: 401,
+              headers: { "content-type": "application/json" },
+            },
+          ),
       });
       if (i % 500 === 0) {
         const err = await rejection(provider.generate(ask));

@@ -3,11 +3,12 @@
 // undefined, or returns a huge string (maxToolOutput). None of them can crash or abort
 // the run: each becomes a result the model can read, the next request carries exactly
 // that result, and the run goes on to the model's answer.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Tool } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient, type Tool, tool } from "../../src/index.js";
 import { recordingLogger } from "../core/helpers.js";
-import { ROWS, type Mock } from "./rows.js";
+import { type Mock, ROWS } from "./rows.js";
 import { drive, expectValidHistory, MODES } from "./support.js";
 
 let mock: Mock | undefined;

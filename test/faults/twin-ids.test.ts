@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { toWireMessages } from "../../adapters/claude/encode.js";
 import { encodeContents } from "../../adapters/gemini/encode.js";
-import { createClient, type Message } from "../../src/index.js";
 import { healHistory } from "../../src/conversation/history.js";
+import { createClient, type Message } from "../../src/index.js";
 import { validateRequest } from "../mock/claude.js";
-import { ROWS, type Mock } from "./rows.js";
+import { type Mock, ROWS } from "./rows.js";
 import { expectValidHistory } from "./support.js";
 
 const mocks: Mock[] = [];
@@ -75,7 +75,13 @@ describe("Claude wire ids for twins", () => {
   it("the mock refuses two results for one tool_use (as the API does), so the checks below are real", () => {
     const messages = [
       { role: "user", content: "go" },
-      { role: "assistant", content: [{ type: "tool_use", id: "a", name: "check", input: {} }, { type: "tool_use", id: "a_2", name: "check", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "a", name: "check", input: {} },
+          { type: "tool_use", id: "a_2", name: "check", input: {} },
+        ],
+      },
       {
         role: "user",
         content: [
@@ -90,7 +96,13 @@ describe("Claude wire ids for twins", () => {
 
   it("neutral twins: each result points at its own call", () => {
     const messages = toWireMessages(twins());
-    expect(pairs(messages)).toEqual({ uses: ["a", "a_2"], results: [["a", "one"], ["a_2", "two"]] });
+    expect(pairs(messages)).toEqual({
+      uses: ["a", "a_2"],
+      results: [
+        ["a", "one"],
+        ["a_2", "two"],
+      ],
+    });
     expect(validateRequest({ model: "m", max_tokens: 1, messages })).toBeUndefined();
   });
 
@@ -103,7 +115,13 @@ describe("Claude wire ids for twins", () => {
       ],
     };
     const messages = toWireMessages(twins(stored));
-    expect(pairs(messages)).toEqual({ uses: ["a", "a_2"], results: [["a", "one"], ["a_2", "two"]] });
+    expect(pairs(messages)).toEqual({
+      uses: ["a", "a_2"],
+      results: [
+        ["a", "one"],
+        ["a_2", "two"],
+      ],
+    });
     const uses = messages[1]!.content;
     expect(uses.map((b) => (b as { input?: unknown }).input)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(validateRequest({ model: "m", max_tokens: 1, messages })).toBeUndefined();
@@ -120,8 +138,14 @@ describe("Gemini ids for twins", () => {
 
   it("neutral twins: each functionResponse carries its own call's id", () => {
     expect(pairs(twins())).toEqual({
-      calls: [["a", { n: 1 }], ["a_2", { n: 2 }]],
-      responses: [["a", { output: "one" }], ["a_2", { output: "two" }]],
+      calls: [
+        ["a", { n: 1 }],
+        ["a_2", { n: 2 }],
+      ],
+      responses: [
+        ["a", { output: "one" }],
+        ["a_2", { output: "two" }],
+      ],
     });
   });
 
@@ -137,8 +161,14 @@ describe("Gemini ids for twins", () => {
       },
     };
     expect(pairs(twins(stored))).toEqual({
-      calls: [["a", { n: 1 }], ["a_2", { n: 2 }]],
-      responses: [["a", { output: "one" }], ["a_2", { output: "two" }]],
+      calls: [
+        ["a", { n: 1 }],
+        ["a_2", { n: 2 }],
+      ],
+      responses: [
+        ["a", { output: "one" }],
+        ["a_2", { output: "two" }],
+      ],
     });
   });
 });

@@ -5,8 +5,8 @@
 // JSON — may carry them: every URL in an error's text loses its credentials, query and
 // fragment. Every row, chat and stream, over real HTTP to 127.0.0.1.
 import { describe, expect, it } from "vitest";
-import { createClient } from "../../src/index.js";
 import { redact, stripURLs } from "../../src/base/secrets.js";
+import { createClient } from "../../src/index.js";
 import { ROWS } from "./rows.js";
 import { closedPort, drive, MODES, rejection } from "./support.js";
 

@@ -2,13 +2,14 @@
 // gemini() → the mock, which validates media parts the way the API does. Each part type in a
 // user turn and in a tool result, with generateContent and streamGenerateContent; JSON save and
 // resume; a history moved from Claude; and what the API cannot take, refused before sending.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Message } from "../../src/index.js";
-import { toolOutput } from "../../src/tools/tool.js";
-import type { ContentPart } from "../../src/conversation/messages.js";
+import { describe, expect, it } from "vitest";
 import { encodeContents } from "../../adapters/gemini/encode.js";
-import { MOCK_API_KEY, type GeminiMock } from "../mock/gemini.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
+import { createClient, type Message, tool } from "../../src/index.js";
+import { toolOutput } from "../../src/tools/tool.js";
+import { type GeminiMock, MOCK_API_KEY } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";
 
@@ -36,7 +37,11 @@ const USER_CASES: { name: string; part: ContentPart; wire: Record<string, unknow
     part: { type: "image", url: "https://generativelanguage.googleapis.com/v1beta/files/abc-123" },
     wire: { fileData: { fileUri: "https://generativelanguage.googleapis.com/v1beta/files/abc-123" } },
   },
-  { name: "file, base64 PDF", part: { type: "file", mediaType: "application/pdf", data: PDF, filename: "r.pdf" }, wire: { inlineData: { mimeType: "application/pdf", data: PDF } } },
+  {
+    name: "file, base64 PDF",
+    part: { type: "file", mediaType: "application/pdf", data: PDF, filename: "r.pdf" },
+    wire: { inlineData: { mimeType: "application/pdf", data: PDF } },
+  },
   {
     name: "file, https URL",
     part: { type: "file", mediaType: "application/pdf", url: "https://example.com/report.pdf" },
@@ -58,7 +63,11 @@ const USER_CASES: { name: string; part: ContentPart; wire: Record<string, unknow
 const TOOL_CASES: { name: string; part: ContentPart; wire: Record<string, unknown> }[] = [
   { name: "image, base64", part: { type: "image", mediaType: "image/png", data: PNG }, wire: { inlineData: { mimeType: "image/png", data: PNG } } },
   { name: "image, data: URL", part: { type: "image", url: `data:image/png;base64,${PNG}` }, wire: { inlineData: { mimeType: "image/png", data: PNG } } },
-  { name: "file, base64 PDF", part: { type: "file", mediaType: "application/pdf", data: PDF, filename: "r.pdf" }, wire: { inlineData: { mimeType: "application/pdf", data: PDF } } },
+  {
+    name: "file, base64 PDF",
+    part: { type: "file", mediaType: "application/pdf", data: PDF, filename: "r.pdf" },
+    wire: { inlineData: { mimeType: "application/pdf", data: PDF } },
+  },
 ];
 
 const modes = [
@@ -94,7 +103,12 @@ describe("gemini: content parts in tool results (functionResponse.parts)", () =>
   for (const { mode, stream } of modes) {
     for (const c of TOOL_CASES) {
       it(`${mode}: ${c.name}`, async () => {
-        const shot = tool({ name: "screenshot", description: "Takes a screenshot.", input: v.object({}), run: async () => toolOutput([{ type: "text", text: "the page" }, c.part]) });
+        const shot = tool({
+          name: "screenshot",
+          description: "Takes a screenshot.",
+          input: v.object({}),
+          run: async () => toolOutput([{ type: "text", text: "the page" }, c.part]),
+        });
         await withMock({ script: [{ toolCalls: [{ name: "screenshot", input: {} }] }, { text: "a page" }] }, async (mock) => {
           const client = createClient({ provider: providerFor(mock), tools: [shot] });
           expect(await run(client, "Look at the page", stream)).toBe("a page");
@@ -113,10 +127,20 @@ describe("gemini: content parts in tool results (functionResponse.parts)", () =>
 
 describe("gemini: content in saved and moved histories", () => {
   it("a history with media in both directions survives JSON save and resume in a new client", async () => {
-    const shot = tool({ name: "screenshot", description: "Takes a screenshot.", input: v.object({}), run: async () => toolOutput([{ type: "image", mediaType: "image/png", data: PNG }]) });
+    const shot = tool({
+      name: "screenshot",
+      description: "Takes a screenshot.",
+      input: v.object({}),
+      run: async () => toolOutput([{ type: "image", mediaType: "image/png", data: PNG }]),
+    });
     await withMock({ script: [{ toolCalls: [{ name: "screenshot", input: {} }] }, { text: "done" }, { text: "again" }] }, async (mock) => {
       const first = createClient({ provider: providerFor(mock), tools: [shot] });
-      expect(await first.chat([{ type: "text", text: "Compare" }, { type: "file", mediaType: "application/pdf", data: PDF }])).toBe("done");
+      expect(
+        await first.chat([
+          { type: "text", text: "Compare" },
+          { type: "file", mediaType: "application/pdf", data: PDF },
+        ]),
+      ).toBe("done");
       const saved = JSON.parse(JSON.stringify(first.history)) as Message[];
       const resumed = createClient({ provider: providerFor(mock), tools: [shot], history: saved });
       expect(await resumed.chat("And now?")).toBe("again");
@@ -131,7 +155,13 @@ describe("gemini: content in saved and moved histories", () => {
 
   it("a history moved from Claude with images (user turn and tool result) is sent as Gemini parts", async () => {
     const history: Message[] = [
-      { role: "user", content: [{ type: "text", text: "What is on the screen?" }, { type: "image", mediaType: "image/png", data: PNG }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "What is on the screen?" },
+          { type: "image", mediaType: "image/png", data: PNG },
+        ],
+      },
       {
         role: "assistant",
         content: "Let me take a closer look.",
@@ -141,7 +171,16 @@ describe("gemini: content in saved and moved histories", () => {
       {
         role: "tool",
         results: [
-          { callId: "toolu_01A", name: "screenshot", output: "zoomed\n[image image/png]", isError: false, content: [{ type: "text", text: "zoomed" }, { type: "image", url: `data:image/png;base64,${PNG}` }] },
+          {
+            callId: "toolu_01A",
+            name: "screenshot",
+            output: "zoomed\n[image image/png]",
+            isError: false,
+            content: [
+              { type: "text", text: "zoomed" },
+              { type: "image", url: `data:image/png;base64,${PNG}` },
+            ],
+          },
         ],
       },
       { role: "assistant", content: "A cat." },
@@ -175,9 +214,21 @@ describe("gemini: content in saved and moved histories", () => {
 
 describe("gemini: what the API cannot take fails before anything is sent", () => {
   const refused: { name: string; messages: Message[]; model?: string; part: RegExp }[] = [
-    { name: "an http: (not https) URL", messages: [{ role: "user", content: [{ type: "image", url: "http://example.com/a.png" }] }], part: /image part \(http:\/\/example.com\/a.png\)/ },
-    { name: "a URL of unknown type without mediaType", messages: [{ role: "user", content: [{ type: "image", url: "https://example.com/picture" }] }], part: /image part/ },
-    { name: "a GIF (not a listed image type)", messages: [{ role: "user", content: [{ type: "image", mediaType: "image/gif", data: "R0lGODlh" }] }], part: /image part \(base64 image\/gif\)/ },
+    {
+      name: "an http: (not https) URL",
+      messages: [{ role: "user", content: [{ type: "image", url: "http://example.com/a.png" }] }],
+      part: /image part \(http:\/\/example.com\/a.png\)/,
+    },
+    {
+      name: "a URL of unknown type without mediaType",
+      messages: [{ role: "user", content: [{ type: "image", url: "https://example.com/picture" }] }],
+      part: /image part/,
+    },
+    {
+      name: "a GIF (not a listed image type)",
+      messages: [{ role: "user", content: [{ type: "image", mediaType: "image/gif", data: "R0lGODlh" }] }],
+      part: /image part \(base64 image\/gif\)/,
+    },
     { name: "a zip file", messages: [{ role: "user", content: [{ type: "file", mediaType: "application/zip", data: "UEsDBA==" }] }], part: /file part/ },
   ];
   for (const c of refused) {
@@ -198,7 +249,18 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
   }
 
   it("an empty text part is left out (the API refuses an empty text parameter)", () => {
-    const contents = encodeContents([{ role: "user", content: [{ type: "text", text: "" }, { type: "image", mediaType: "image/png", data: PNG }] }], "gemini-3-pro-preview");
+    const contents = encodeContents(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "" },
+            { type: "image", mediaType: "image/png", data: PNG },
+          ],
+        },
+      ],
+      "gemini-3-pro-preview",
+    );
     expect(contents).toEqual([{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: PNG } }] }]);
   });
 
@@ -206,7 +268,10 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
     const messages = withToolContent([{ type: "image", mediaType: "image/png", data: PNG }]);
     const old = encodeContents(messages, "gemini-2.5-flash")[2]!.parts[0]!.functionResponse!;
     expect(old.parts).toBeUndefined();
-    expect(old.response).toEqual({ output: "[media]", note: "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)" });
+    expect(old.response).toEqual({
+      output: "[media]",
+      note: "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)",
+    });
     const parts = encodeContents(messages, "gemini-3-pro-preview")[2]!.parts;
     expect(parts[0]!.functionResponse!.parts).toEqual([{ inlineData: { mimeType: "image/png", data: PNG } }]);
   });
@@ -214,10 +279,27 @@ describe("gemini: what the API cannot take fails before anything is sent", () =>
   // A tool result's part is not refused (the client would be stuck on it): it is left out of
   // functionResponse.parts, and the response says what it was and why (the history keeps it).
   it.each([
-    ["a URL (FunctionResponsePart has no fileData on the Gemini API)", { type: "image", url: "https://example.com/a.png" }, "[image url] (not sent to gemini: tool media must be bytes (base64 or a data: URL), not a URL)"],
-    ["audio (not in the function-response list)", { type: "file", mediaType: "audio/wav", data: "UklGRg==" }, "[file audio/wav] (not sent to gemini: tool media must be PNG, JPEG, WebP, PDF or text/plain)"],
-    ["a data: URL that cannot be decoded", { type: "file", mediaType: "text/plain", url: "data:text/plain,%E0%A4%A" }, "[file text/plain] (not sent to gemini: the data: URL cannot be decoded)"],
-    ["tool media for a model before Gemini 3", { type: "image", mediaType: "image/png", data: PNG }, "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)", "gemini-2.5-flash"],
+    [
+      "a URL (FunctionResponsePart has no fileData on the Gemini API)",
+      { type: "image", url: "https://example.com/a.png" },
+      "[image url] (not sent to gemini: tool media must be bytes (base64 or a data: URL), not a URL)",
+    ],
+    [
+      "audio (not in the function-response list)",
+      { type: "file", mediaType: "audio/wav", data: "UklGRg==" },
+      "[file audio/wav] (not sent to gemini: tool media must be PNG, JPEG, WebP, PDF or text/plain)",
+    ],
+    [
+      "a data: URL that cannot be decoded",
+      { type: "file", mediaType: "text/plain", url: "data:text/plain,%E0%A4%A" },
+      "[file text/plain] (not sent to gemini: the data: URL cannot be decoded)",
+    ],
+    [
+      "tool media for a model before Gemini 3",
+      { type: "image", mediaType: "image/png", data: PNG },
+      "[image image/png] (not sent to gemini: gemini-2.5-flash takes no media in tool results; Gemini 3 does)",
+      "gemini-2.5-flash",
+    ],
   ] as [string, ContentPart, string, string?][])("a tool result's %s goes as a note; the mock takes the request", async (_name, part, note, model) => {
     await withMock({ script: [{ text: "noted" }] }, async (mock) => {
       const shot = tool({ name: "screenshot", description: "Takes a screenshot.", input: v.object({}), run: async () => "" });
@@ -244,13 +326,43 @@ describe("the mock refuses media the way the API does", () => {
     { role: "user", parts: [{ functionResponse: { name: "f", response: {}, ...fr } }] },
   ];
   it.each([
-    ["an unsupported MIME type", "gemini-3-pro-preview", [{ role: "user", parts: [{ inlineData: { mimeType: "image/gif", data: "R0lGODlh" } }] }], /Unsupported MIME type/],
+    [
+      "an unsupported MIME type",
+      "gemini-3-pro-preview",
+      [{ role: "user", parts: [{ inlineData: { mimeType: "image/gif", data: "R0lGODlh" } }] }],
+      /Unsupported MIME type/,
+    ],
     ["inlineData without mimeType", "gemini-3-pro-preview", [{ role: "user", parts: [{ inlineData: { data: PNG } }] }], /mime_type/],
-    ["bytes that are not base64", "gemini-3-pro-preview", [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "not base64!" } }] }], /Base64 decoding failed/],
-    ["an http: fileUri", "gemini-3-pro-preview", [{ role: "user", parts: [{ fileData: { mimeType: "image/png", fileUri: "http://example.com/a.png" } }] }], /unsupported file uri/],
-    ["an external fileUri without mimeType", "gemini-3-pro-preview", [{ role: "user", parts: [{ fileData: { fileUri: "https://example.com/a" } }] }], /mime_type/],
-    ["fileData in functionResponse.parts", "gemini-3-pro-preview", callThenResponse({ parts: [{ fileData: { fileUri: "gs://b/a.png", mimeType: "image/png" } }] }), /Unknown name "fileData"/],
-    ["functionResponse.parts on Gemini 2.5", "gemini-2.5-flash", callThenResponse({ parts: [{ inlineData: { mimeType: "image/png", data: PNG } }] }), /function_response.parts` is not supported/],
+    [
+      "bytes that are not base64",
+      "gemini-3-pro-preview",
+      [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data: "not base64!" } }] }],
+      /Base64 decoding failed/,
+    ],
+    [
+      "an http: fileUri",
+      "gemini-3-pro-preview",
+      [{ role: "user", parts: [{ fileData: { mimeType: "image/png", fileUri: "http://example.com/a.png" } }] }],
+      /unsupported file uri/,
+    ],
+    [
+      "an external fileUri without mimeType",
+      "gemini-3-pro-preview",
+      [{ role: "user", parts: [{ fileData: { fileUri: "https://example.com/a" } }] }],
+      /mime_type/,
+    ],
+    [
+      "fileData in functionResponse.parts",
+      "gemini-3-pro-preview",
+      callThenResponse({ parts: [{ fileData: { fileUri: "gs://b/a.png", mimeType: "image/png" } }] }),
+      /Unknown name "fileData"/,
+    ],
+    [
+      "functionResponse.parts on Gemini 2.5",
+      "gemini-2.5-flash",
+      callThenResponse({ parts: [{ inlineData: { mimeType: "image/png", data: PNG } }] }),
+      /function_response.parts` is not supported/,
+    ],
   ])("%s → 400", async (_name, model, contents, message) => {
     await withMock({}, async (mock) => {
       const res = await post(mock, model, contents);

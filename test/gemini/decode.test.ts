@@ -2,10 +2,10 @@
 // Vertex partialArgs, errors inside the stream.
 import { describe, expect, it } from "vitest";
 import { createStreamDecoder, decodeBody } from "../../adapters/gemini/decode.js";
-import type { Delta } from "../../src/conversation/provider.js";
-import { generate, providerFor, withMock } from "./helpers.js";
 import { createArgsAssembler, parseJsonPath } from "../../adapters/gemini/partial-args.js";
 import type { Part } from "../../adapters/gemini/wire.js";
+import type { Delta } from "../../src/conversation/provider.js";
+import { generate, providerFor, withMock } from "./helpers.js";
 
 const chunk = (parts: Part[], extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}) => ({
   candidates: [{ content: { parts, role: "model" }, index: 0, ...extra }],
@@ -52,7 +52,11 @@ describe("decoder", () => {
   it("usage: the last usageMetadata; thoughts are output, tool-use prompt and cached tokens reported", () => {
     const r = stream(
       chunk([{ text: "a" }], {}, { usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1 } }),
-      chunk([{ text: "b" }], { finishReason: "STOP" }, { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 7, thoughtsTokenCount: 30, toolUsePromptTokenCount: 4, cachedContentTokenCount: 60 } }),
+      chunk(
+        [{ text: "b" }],
+        { finishReason: "STOP" },
+        { usageMetadata: { promptTokenCount: 100, candidatesTokenCount: 7, thoughtsTokenCount: 30, toolUsePromptTokenCount: 4, cachedContentTokenCount: 60 } },
+      ),
     );
     // promptTokenCount already holds the cached tokens: inputTokens is not promptTokenCount + cached
     expect(r.response.usage).toEqual({ inputTokens: 104, outputTokens: 37, cacheReadTokens: 60, reasoningTokens: 30 });
@@ -79,7 +83,12 @@ describe("decoder", () => {
       { text: "ld", thoughtSignature: "sig" },
       { text: "!" },
     ]);
-    expect(r.deltas.filter((d) => d.type === "text-delta").map((d) => (d as { text: string }).text).join("")).toBe("Hello world!");
+    expect(
+      r.deltas
+        .filter((d) => d.type === "text-delta")
+        .map((d) => (d as { text: string }).text)
+        .join(""),
+    ).toBe("Hello world!");
   });
 
   it("a stream without a finishReason is a StreamError; a JSON body without one is 'other'", () => {
@@ -124,7 +133,11 @@ describe("decoder", () => {
   });
 
   it("thought summaries are kept apart from the text and streamed as reasoning-delta, never as text", () => {
-    const r = stream(chunk([{ text: "thinking ", thought: true }]), chunk([{ text: "more", thought: true }]), chunk([{ text: "Answer" }], { finishReason: "STOP" }));
+    const r = stream(
+      chunk([{ text: "thinking ", thought: true }]),
+      chunk([{ text: "more", thought: true }]),
+      chunk([{ text: "Answer" }], { finishReason: "STOP" }),
+    );
     expect(r.response.text).toBe("Answer");
     expect(r.deltas).toEqual([
       { type: "reasoning-delta", text: "thinking " },
@@ -143,7 +156,10 @@ describe("decoder", () => {
   it("uses the API's call ids when present, otherwise stable generated ones", () => {
     const withIds = stream(chunk([{ functionCall: { id: "x1", name: "f", args: {} } }], { finishReason: "STOP" }));
     expect(withIds.response.toolCalls).toEqual([{ id: "x1", name: "f", arguments: "{}" }]);
-    const body = (responseId: string) => ({ ...chunk([{ functionCall: { name: "f", args: { q: 1 } } }, { functionCall: { name: "f", args: { q: 1 } } }], { finishReason: "STOP" }), responseId });
+    const body = (responseId: string) => ({
+      ...chunk([{ functionCall: { name: "f", args: { q: 1 } } }, { functionCall: { name: "f", args: { q: 1 } } }], { finishReason: "STOP" }),
+      responseId,
+    });
     const a = stream(body("r1")).response.toolCalls.map((c) => c.id);
     const again = stream(body("r1")).response.toolCalls.map((c) => c.id);
     const other = stream(body("r2")).response.toolCalls.map((c) => c.id);
@@ -172,7 +188,12 @@ describe("decoder", () => {
   });
 
   it("a candidate other than the first is ignored", () => {
-    const r = stream({ candidates: [{ content: { parts: [{ text: "second" }] }, index: 1, finishReason: "STOP" }, { content: { parts: [{ text: "first" }] }, index: 0, finishReason: "STOP" }] });
+    const r = stream({
+      candidates: [
+        { content: { parts: [{ text: "second" }] }, index: 1, finishReason: "STOP" },
+        { content: { parts: [{ text: "first" }] }, index: 0, finishReason: "STOP" },
+      ],
+    });
     expect(r.response.text).toBe("first");
   });
 });
@@ -226,7 +247,10 @@ describe("Vertex partialArgs", () => {
     expect(parseJsonPath("$")).toBeUndefined();
     expect(parseJsonPath("$.a[")).toBeUndefined();
     const a = createArgsAssembler();
-    a.add([{ jsonPath: "not a path", stringValue: "x" }, { jsonPath: "$.ok", stringValue: "y" }]);
+    a.add([
+      { jsonPath: "not a path", stringValue: "x" },
+      { jsonPath: "$.ok", stringValue: "y" },
+    ]);
     expect(a.value()).toEqual({ ok: "y" });
   });
 });

@@ -85,9 +85,14 @@ describe("request encoding", () => {
     expect(structuredOutputWithTools("models/gemini-2.0-flash")).toBe(false);
     expect(structuredOutputWithTools("gemini-3-flash-preview")).toBe(true);
     const schema = { type: "object", properties: { n: { type: "integer" } } };
-    const body = encode({ system: "S", messages: [{ role: "user", content: "x" }], tools: [weather], responseSchema: { name: "r", schema } }, "gemini-2.5-flash");
+    const body = encode(
+      { system: "S", messages: [{ role: "user", content: "x" }], tools: [weather], responseSchema: { name: "r", schema } },
+      "gemini-2.5-flash",
+    );
     expect(body.generationConfig).toBeUndefined();
-    expect(body.systemInstruction).toEqual({ parts: [{ text: "S" }, { text: `Reply with only a JSON value that matches this JSON schema: ${JSON.stringify(schema)}` }] });
+    expect(body.systemInstruction).toEqual({
+      parts: [{ text: "S" }, { text: `Reply with only a JSON value that matches this JSON schema: ${JSON.stringify(schema)}` }],
+    });
     // without tools JSON mode works on every model
     expect(encode({ messages: [{ role: "user", content: "x" }], responseSchema: { name: "r", schema } }, "gemini-2.5-flash").generationConfig).toEqual({
       responseMimeType: "application/json",
@@ -205,9 +210,13 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
   it("plain stream with a system prompt and temperature (test_google_model_stream)", () => {
     const sent = cassette("pydantic-ai/test_google_model_stream.yaml")[0]!.request;
     expect(sent.uri).toBe("https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash-exp:streamGenerateContent?alt=sse");
-    const body = encode({ system: "You are a helpful chatbot.", messages: [{ role: "user", content: "What is the capital of France?" }] }, "gemini-2.0-flash-exp", {
-      temperature: 0,
-    });
+    const body = encode(
+      { system: "You are a helpful chatbot.", messages: [{ role: "user", content: "What is the capital of France?" }] },
+      "gemini-2.0-flash-exp",
+      {
+        temperature: 0,
+      },
+    );
     const recorded = sent.parsed_body as Record<string, { parts: unknown }>;
     expect(body.contents).toEqual(recorded.contents);
     expect(body.generationConfig).toEqual(recorded.generationConfig);
@@ -241,7 +250,9 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
     expect(body.contents[2]!.parts[0]!.functionResponse!.name).toBe(theirs[0]!.functionCall!.name);
     // the declaration, as pydantic sent it (snake_case field name there)
     const decl = (first!.request.parsed_body as { tools: { functionDeclarations: Record<string, unknown>[] }[] }).tools[0]!.functionDeclarations[0]!;
-    expect(body.tools).toEqual([{ functionDeclarations: [{ name: decl.name, description: decl.description, parametersJsonSchema: decl.parameters_json_schema }] }]);
+    expect(body.tools).toEqual([
+      { functionDeclarations: [{ name: decl.name, description: decl.description, parametersJsonSchema: decl.parameters_json_schema }] },
+    ]);
   });
 
   it("three parallel calls, only the first signed (test_google_instructions_only_with_tool_calls)", () => {
@@ -256,7 +267,10 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
         { role: "tool", results: response.toolCalls.map((c, i) => ({ callId: c.id, name: c.name, output: outputs[i]!, isError: false })) },
       ],
     });
-    const recorded = interactions[1]!.request.parsed_body as { contents: { role: string; parts: Record<string, Record<string, unknown>>[] }[]; systemInstruction: { parts: unknown } };
+    const recorded = interactions[1]!.request.parsed_body as {
+      contents: { role: string; parts: Record<string, Record<string, unknown>>[] }[];
+      systemInstruction: { parts: unknown };
+    };
     expect(body.systemInstruction!.parts).toEqual(recorded.systemInstruction.parts);
     expect(body.contents.map((c) => c.role)).toEqual(recorded.contents.map((c) => c.role));
     expect(body.contents[0]).toEqual(recorded.contents[0]);
@@ -277,7 +291,11 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
     const response = decodeSSEFile("pydantic-ai/test_google_model_web_search_tool_stream.1.sse");
     const body = encode({
       system: "You are a helpful chatbot.",
-      messages: [{ role: "user", content: "What is the weather in San Francisco today?" }, assistantFrom(response), { role: "user", content: "how about Mexico City?" }],
+      messages: [
+        { role: "user", content: "What is the weather in San Francisco today?" },
+        assistantFrom(response),
+        { role: "user", content: "how about Mexico City?" },
+      ],
       webSearch: true,
     });
     const recorded = second!.request.parsed_body as { contents: unknown; tools: unknown };
@@ -289,13 +307,21 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
   it("google_search, non-stream (test_google_model_web_search_tool)", () => {
     const [first, second] = cassette("pydantic-ai/test_google_model_web_search_tool.yaml");
     const sent = first!.request.parsed_body as { contents: unknown; tools: unknown; systemInstruction: { parts: unknown } };
-    const body = encode({ system: "You are a helpful chatbot.", messages: [{ role: "user", content: "What is the weather in San Francisco today?" }], webSearch: true });
+    const body = encode({
+      system: "You are a helpful chatbot.",
+      messages: [{ role: "user", content: "What is the weather in San Francisco today?" }],
+      webSearch: true,
+    });
     expect(body.contents).toEqual(sent.contents);
     expect(body.tools).toEqual(sent.tools);
     expect(body.systemInstruction!.parts).toEqual(sent.systemInstruction.parts);
     const response = decodeJSONFile("pydantic-ai/test_google_model_web_search_tool.1.response.json");
     const next = encode({
-      messages: [{ role: "user", content: "What is the weather in San Francisco today?" }, assistantFrom(response), { role: "user", content: "how about Mexico City?" }],
+      messages: [
+        { role: "user", content: "What is the weather in San Francisco today?" },
+        assistantFrom(response),
+        { role: "user", content: "how about Mexico City?" },
+      ],
       webSearch: true,
     });
     expect(next.contents).toEqual((second!.request.parsed_body as { contents: unknown }).contents);
@@ -306,12 +332,18 @@ describe("request bodies agree with the recorded pydantic-ai requests", () => {
       contents: unknown;
       generationConfig: { responseJsonSchema: Record<string, unknown>; responseMimeType: string };
     };
-    const body = encode({
-      messages: [{ role: "user", content: "What is the largest city in Mexico?" }],
-      responseSchema: { name: "CityLocation", schema: sent.generationConfig.responseJsonSchema },
-    }, "gemini-2.0-flash");
+    const body = encode(
+      {
+        messages: [{ role: "user", content: "What is the largest city in Mexico?" }],
+        responseSchema: { name: "CityLocation", schema: sent.generationConfig.responseJsonSchema },
+      },
+      "gemini-2.0-flash",
+    );
     expect(body.contents).toEqual(sent.contents);
-    expect(body.generationConfig).toEqual({ responseMimeType: sent.generationConfig.responseMimeType, responseJsonSchema: sent.generationConfig.responseJsonSchema });
+    expect(body.generationConfig).toEqual({
+      responseMimeType: sent.generationConfig.responseMimeType,
+      responseJsonSchema: sent.generationConfig.responseJsonSchema,
+    });
   });
 
   it("thought summaries requested with includeThoughts (test_google_model_thinking_part_iter)", () => {

@@ -1,19 +1,21 @@
 // Every recorded Gemini response in test/fixtures/gemini, replayed through the real
 // adapter over HTTP (the mock serves the recorded bytes), with the decoded result checked
 // field by field: text, tool calls and arguments, finish reason, usage, providerData.
-import { describe, expect, it } from "vitest";
+
 import fc from "fast-check";
+import { describe, expect, it } from "vitest";
 import { retryInfoDelay } from "../../adapters/gemini/errors.js";
 
 const retryDelayMs = (body: string): number | undefined => {
   const json = JSON.parse(body) as { error?: { details?: unknown } };
   return retryInfoDelay(json.error?.details);
 };
+
+import type { Part } from "../../adapters/gemini/wire.js";
 import type { ModelResponse, ProviderError } from "../../src/index.js";
 import { MOCK_API_KEY } from "../mock/gemini.js";
 import { cut, decodeSSE, fromDeltas, generate, providerFor, withMock } from "./helpers.js";
 import { chunksToSSE, fixtureFiles, fixtureJSON, fixtureText } from "./recordings.js";
-import type { Part } from "../../adapters/gemini/wire.js";
 
 type Chunk = { candidates?: { content?: { parts?: Part[] }; groundingMetadata?: unknown }[] };
 
@@ -25,7 +27,11 @@ function events(sse: string): Chunk[] {
     .map((e) => JSON.parse(e.slice("data: ".length)) as Chunk);
 }
 const partsOf = (chunks: Chunk[]): Part[] => chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
-const textOf = (parts: Part[]) => parts.filter((p) => typeof p.text === "string" && !p.thought).map((p) => p.text).join("");
+const textOf = (parts: Part[]) =>
+  parts
+    .filter((p) => typeof p.text === "string" && !p.thought)
+    .map((p) => p.text)
+    .join("");
 const bodyParts = (file: string): Part[] => (fixtureJSON(file) as { candidates: { content: { parts: Part[] } }[] }).candidates[0]!.content.parts;
 const ID = /^call_\d+_[0-9a-z]{7}$/;
 
@@ -219,15 +225,24 @@ describe("recorded streams, replayed over HTTP", () => {
       expect(told.text).toBe(response.text);
       expect(told.calls).toEqual(response.toolCalls);
       // thought summaries (recorded with includeThoughts) are reasoning-delta, in order
-      const thoughts = ((response.providerData?.value as { parts?: Part[] } | undefined)?.parts ?? []).filter((p) => p.thought === true).map((p) => p.text ?? "");
-      expect(deltas.filter((d) => d.type === "reasoning-delta").map((d) => d.text).join("")).toBe(thoughts.join(""));
+      const thoughts = ((response.providerData?.value as { parts?: Part[] } | undefined)?.parts ?? [])
+        .filter((p) => p.thought === true)
+        .map((p) => p.text ?? "");
+      expect(
+        deltas
+          .filter((d) => d.type === "reasoning-delta")
+          .map((d) => d.text)
+          .join(""),
+      ).toBe(thoughts.join(""));
       expect(mock.requests[0]!.url).toBe("/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse");
     });
   });
 
   it.each(streams)("$file decodes the same over HTTP when cut at random byte offsets", async ({ sse, want }) => {
     const bytes = new TextEncoder().encode(sse());
-    const offsets = fc.sample(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { minLength: 1, maxLength: 40 }), { numRuns: 1, seed: bytes.length })[0]!.sort((a, b) => a - b);
+    const offsets = fc
+      .sample(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { minLength: 1, maxLength: 40 }), { numRuns: 1, seed: bytes.length })[0]!
+      .sort((a, b) => a - b);
     await withMock({}, async (mock) => {
       mock.enqueue({ sse: cut(bytes, offsets) });
       const { response } = await generate(providerFor(mock), true);
@@ -240,7 +255,12 @@ describe("recorded streams, replayed over HTTP", () => {
     const whole = decodeSSE([bytes]);
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 60 }), (offsets) => {
-        const split = decodeSSE(cut(bytes, offsets.sort((a, b) => a - b)));
+        const split = decodeSSE(
+          cut(
+            bytes,
+            offsets.sort((a, b) => a - b),
+          ),
+        );
         expect(split.decoded).toEqual(whole.decoded);
         expect(split.deltas).toEqual(whole.deltas);
       }),
@@ -349,7 +369,12 @@ const bodies: { file: string; want: () => Expected }[] = [
         text: c.content.parts[0]!.text!,
         calls: [],
         finishReason: "stop",
-        usage: { inputTokens: input as number, outputTokens: (candidates as number) + (thoughts as number), reasoningTokens: thoughts as number, webSearches: 1 },
+        usage: {
+          inputTokens: input as number,
+          outputTokens: (candidates as number) + (thoughts as number),
+          reasoningTokens: thoughts as number,
+          webSearches: 1,
+        },
         parts: c.content.parts,
         groundingMetadata: c.groundingMetadata,
       };
@@ -368,14 +393,24 @@ const bodies: { file: string; want: () => Expected }[] = [
 ];
 
 const errors: { file: string; status: number; type: string; message: string }[] = [
-  { file: "vercel-ai/google-429-retry-info.json", status: 429, type: "RESOURCE_EXHAUSTED", message: "You exceeded your current quota, please check your plan." },
+  {
+    file: "vercel-ai/google-429-retry-info.json",
+    status: 429,
+    type: "RESOURCE_EXHAUSTED",
+    message: "You exceeded your current quota, please check your plan.",
+  },
   {
     file: "vercel-ai/google-thinking-level-minimal-unsupported.json",
     status: 400,
     type: "INVALID_ARGUMENT",
     message: "Thinking level MINIMAL is not supported for this model. Please retry with other thinking level.",
   },
-  { file: "vercel-ai/issue-8943-gemini-2.5-flash-error.json", status: 400, type: "INVALID_ARGUMENT", message: "Penalty is not enabled for models/gemini-2.5-flash" },
+  {
+    file: "vercel-ai/issue-8943-gemini-2.5-flash-error.json",
+    status: 400,
+    type: "INVALID_ARGUMENT",
+    message: "Penalty is not enabled for models/gemini-2.5-flash",
+  },
 ];
 
 describe("recorded bodies, replayed over HTTP", () => {
@@ -408,7 +443,7 @@ describe("recorded bodies, replayed over HTTP", () => {
   });
 
   it("a 429 whose RetryInfo asks for more than a minute is not waited for", async () => {
-    const body = (fixtureJSON("vercel-ai/google-429-retry-info.json") as { error: { details: { retryDelay?: string }[] } });
+    const body = fixtureJSON("vercel-ai/google-429-retry-info.json") as { error: { details: { retryDelay?: string }[] } };
     body.error.details[1]!.retryDelay = "120s";
     await withMock({}, async (mock) => {
       mock.enqueue({ status: 429, body });

@@ -1,9 +1,10 @@
 // Helpers shared by the Gemini adapter tests.
-import { createSSEParser } from "../../src/http/sse.js";
-import { gemini, type GeminiOptions } from "../../adapters/gemini/index.js";
+
 import { createStreamDecoder, type Decoded } from "../../adapters/gemini/decode.js";
+import { type GeminiOptions, gemini } from "../../adapters/gemini/index.js";
+import { createSSEParser } from "../../src/http/sse.js";
 import type { Delta, ModelRequest, ModelResponse, Provider } from "../../src/index.js";
-import { MOCK_API_KEY, startGeminiMock, type GeminiMock, type GeminiMockOptions } from "../mock/gemini.js";
+import { type GeminiMock, type GeminiMockOptions, MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 
 export async function withMock<T>(options: GeminiMockOptions, fn: (mock: GeminiMock) => Promise<T>): Promise<T> {
   const mock = await startGeminiMock(options);

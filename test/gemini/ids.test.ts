@@ -1,9 +1,10 @@
 // Call ids over a whole conversation (issue 11): ids the adapter derives for calls that came
 // without one never repeat an id the history holds, and a history that repeats ids (moved from
 // another provider, or a local server's `call_0` every step) goes out with one id per call.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Message } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createClient, type Message, tool } from "../../src/index.js";
 import type { MockTurn } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";

@@ -1,14 +1,15 @@
 // Full runs through createClient → loop → gemini() → HTTP → the wire-faithful mock,
 // which rejects what the real API rejects. Every request body sent is also checked
 // against the GenerateContentRequest schema of Google's OpenAPI export.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, jsonTool, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { gemini } from "../../adapters/gemini/index.js";
-import { MOCK_API_KEY, type GeminiMock, type MockTurn } from "../mock/gemini.js";
+import { createClient, jsonTool, type Message, type StreamEvent, tool, webSearch } from "../../src/index.js";
+import { type GeminiMock, MOCK_API_KEY, type MockTurn } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
-import { validateRequestBody } from "./spec.js";
 import { fixtureJSON } from "./recordings.js";
+import { validateRequestBody } from "./spec.js";
 
 const getWeather = tool({
   name: "get_weather",
@@ -83,9 +84,16 @@ describe("gemini() in the loop", () => {
       const h = client.history;
       expect((h[1] as Extract<Message, { role: "assistant" }>).toolCalls!.map((c) => c.id)).toEqual(["c-1", "c-2", "c-3"]);
       const second = bodies(mock)[1]!;
-      expect(second.contents[1]!.parts[0]).toEqual({ functionCall: { name: "get_weather", args: { city: "Paris" }, id: "c-1" }, thoughtSignature: "c2lnLXBhcmFsbGVs" });
+      expect(second.contents[1]!.parts[0]).toEqual({
+        functionCall: { name: "get_weather", args: { city: "Paris" }, id: "c-1" },
+        thoughtSignature: "c2lnLXBhcmFsbGVs",
+      });
       expect(second.contents[2]!.parts.map((p) => (p.functionResponse as { id: string }).id)).toEqual(["c-1", "c-2", "c-3"]);
-      expect(second.contents[2]!.parts.map((p) => (p.functionResponse as { response: { output: { city: string } } }).response.output.city)).toEqual(["Paris", "Lyon", "Nice"]);
+      expect(second.contents[2]!.parts.map((p) => (p.functionResponse as { response: { output: { city: string } } }).response.output.city)).toEqual([
+        "Paris",
+        "Lyon",
+        "Nice",
+      ]);
       expectValidRequests(mock);
     });
   });
@@ -174,7 +182,11 @@ describe("gemini() in the loop", () => {
 
       // the same history without providerData (as if it came from another provider) uses the documented placeholder
       const stripped = client.history.map((m) => (m.role === "assistant" ? { ...m, providerData: undefined } : m)) as Message[];
-      const resumed = createClient({ provider: providerFor(mock), tools: [getWeather], history: stripped.map((m) => JSON.parse(JSON.stringify(m)) as Message) });
+      const resumed = createClient({
+        provider: providerFor(mock),
+        tools: [getWeather],
+        history: stripped.map((m) => JSON.parse(JSON.stringify(m)) as Message),
+      });
       mock.enqueue({ status: 200, body: { candidates: [{ content: { parts: [{ text: "ok" }], role: "model" }, finishReason: "STOP", index: 0 }] } });
       expect(await resumed.chat("Again")).toBe("ok");
       const sent = mock.requests[mock.requests.length - 1]!.body as Body;
@@ -236,7 +248,10 @@ describe("gemini() in the loop", () => {
       expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
       expectValidHistory(history);
 
-      mock.enqueue({ status: 200, body: { candidates: [{ content: { parts: [{ text: "21°C in Paris." }], role: "model" }, finishReason: "STOP", index: 0 }] } });
+      mock.enqueue({
+        status: 200,
+        body: { candidates: [{ content: { parts: [{ text: "21°C in Paris." }], role: "model" }, finishReason: "STOP", index: 0 }] },
+      });
       expect(await client.chat("So?")).toBe("21°C in Paris.");
       const last = mock.requests[mock.requests.length - 1]!.body as Body;
       expect(last.contents.map((c) => c.role)).toEqual(["user", "model", "user"]);
@@ -257,7 +272,11 @@ describe("gemini() in the loop", () => {
   });
 
   it("a saved history (JSON) resumes with its signatures intact", async () => {
-    const script: MockTurn[] = [{ toolCalls: [{ name: "get_weather", input: { city: "Paris" } }], thoughtSignature: "c2F2ZWQ=" }, { text: "21°C." }, { text: "Yes." }];
+    const script: MockTurn[] = [
+      { toolCalls: [{ name: "get_weather", input: { city: "Paris" } }], thoughtSignature: "c2F2ZWQ=" },
+      { text: "21°C." },
+      { text: "Yes." },
+    ];
     await withMock({ script }, async (mock) => {
       const a = createClient({ provider: providerFor(mock), tools: [getWeather] });
       await a.chat("Weather?");
@@ -316,7 +335,9 @@ describe("errors", () => {
         headers: { "x-request-id": "req-123" },
         body: { error: { code: 400, message: `bad key ${MOCK_API_KEY} here`, status: "INVALID_ARGUMENT" } },
       });
-      const err = (await createClient({ provider: providerFor(mock) }).chat("hi").catch((e: unknown) => e)) as Record<string, unknown>;
+      const err = (await createClient({ provider: providerFor(mock) })
+        .chat("hi")
+        .catch((e: unknown) => e)) as Record<string, unknown>;
       expect(err).toMatchObject({ status: 400, requestId: "req-123" });
       expect(err.message).toBe("gemini 400 INVALID_ARGUMENT: bad key [redacted] here");
     });
@@ -340,7 +361,9 @@ describe("errors", () => {
       body.error.details[1]!.retryDelay = "0.01s";
       mock.enqueue({ status: 429, body });
       mock.enqueue({ status: 429, body });
-      const err = await createClient({ provider: providerFor(mock), maxRetries: 1 }).chat("hi").catch((e: unknown) => e);
+      const err = await createClient({ provider: providerFor(mock), maxRetries: 1 })
+        .chat("hi")
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: "provider_error", status: 429, type: "RESOURCE_EXHAUSTED", retryable: true });
       expect(mock.requests).toHaveLength(2);
     });
@@ -370,18 +393,23 @@ describe("errors", () => {
   it("a connection cut mid-stream → StreamError", async () => {
     await withMock({}, async (mock) => {
       const text = { candidates: [{ content: { parts: [{ text: "Hel" }], role: "model" }, index: 0 }] };
-      mock.enqueue({ sse: [`data: ${JSON.stringify(text)}\r\n\r\n`, "data: {\"candi"], cutAfter: true });
+      mock.enqueue({ sse: [`data: ${JSON.stringify(text)}\r\n\r\n`, 'data: {"candi'], cutAfter: true });
       await expect(collect(createClient({ provider: providerFor(mock) }).stream("hi"))).rejects.toMatchObject({ code: "stream_error" });
     });
   });
 
   it("a blocked prompt is a content-filter finish, not an error", async () => {
     await withMock({}, async (mock) => {
-      mock.enqueue({ status: 200, body: { promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } } });
+      mock.enqueue({
+        status: 200,
+        body: { promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } },
+      });
       const events = await collect(createClient({ provider: providerFor(mock) }).stream("bad")).catch((e: unknown) => e);
       // a stream request gets a JSON body here: http.ts refuses a non-SSE answer
       expect(events).toMatchObject({ code: "provider_error", type: "invalid_response" });
-      mock.enqueue({ sse: [`data: ${JSON.stringify({ promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: 7 } })}\r\n\r\n`] });
+      mock.enqueue({
+        sse: [`data: ${JSON.stringify({ promptFeedback: { blockReason: "PROHIBITED_CONTENT" }, usageMetadata: { promptTokenCount: 7 } })}\r\n\r\n`],
+      });
       const streamed = await collect(createClient({ provider: providerFor(mock) }).stream("bad"));
       expect(streamed.find((e) => e.type === "step-finish")).toMatchObject({ finishReason: "content-filter", usage: { inputTokens: 7, outputTokens: 0 } });
     });
@@ -428,7 +456,9 @@ describe("transport settings", () => {
 
   it("sends extra headers and accepts a models/ prefix", async () => {
     await withMock({}, async (mock) => {
-      const client = createClient({ provider: gemini({ apiKey: MOCK_API_KEY, model: "models/gemini-2.5-flash", baseURL: mock.url + "/", headers: { "x-app": "demo" } }) });
+      const client = createClient({
+        provider: gemini({ apiKey: MOCK_API_KEY, model: "models/gemini-2.5-flash", baseURL: mock.url + "/", headers: { "x-app": "demo" } }),
+      });
       expect(await client.chat("x")).toBe("OK");
       expect(mock.requests[0]!.url).toBe("/v1beta/models/gemini-2.5-flash:generateContent");
       expect(mock.requests[0]!.headers["x-app"]).toBe("demo");

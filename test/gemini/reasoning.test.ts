@@ -1,9 +1,10 @@
 // Thought summaries (issue 15): thinkingConfig.includeThoughts is off unless asked for; when on,
 // a stream reports the `thought: true` parts as reasoning-delta (never as text), the usage
 // counts the thinking as reasoningTokens, and the thoughtSignature keeps round-tripping.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type StreamEvent } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createClient, type StreamEvent, tool } from "../../src/index.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";
 
@@ -31,15 +32,25 @@ describe("gemini thought summaries", () => {
 
   it("with includeThoughts: reasoning-delta events before the text, the answer without them, and the signature replayed", async () => {
     const script = [
-      { thoughts: "I should look up the weather in Oslo first.", toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }], thoughtSignature: "c2lnLW9zbG8=" },
+      {
+        thoughts: "I should look up the weather in Oslo first.",
+        toolCalls: [{ name: "get_weather", input: { city: "Oslo" } }],
+        thoughtSignature: "c2lnLW9zbG8=",
+      },
       { thoughts: "Now I can answer.", text: "It is 21 in Oslo." },
     ];
     await withMock({ script }, async (mock) => {
       const client = createClient({ provider: providerFor(mock, { thinking: { includeThoughts: true } }), tools: [weather] });
       const evs = await events(client.stream("Weather in Oslo?"));
-      const reasoning = evs.filter((e) => e.type === "reasoning-delta").map((e) => (e as { text: string }).text).join("");
+      const reasoning = evs
+        .filter((e) => e.type === "reasoning-delta")
+        .map((e) => (e as { text: string }).text)
+        .join("");
       expect(reasoning).toBe("I should look up the weather in Oslo first.Now I can answer.");
-      const text = evs.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("");
+      const text = evs
+        .filter((e) => e.type === "text-delta")
+        .map((e) => (e as { text: string }).text)
+        .join("");
       expect(text).toBe("It is 21 in Oslo.");
       // each step's reasoning comes before its text and tool calls
       const firstReasoning = evs.findIndex((e) => e.type === "reasoning-delta");

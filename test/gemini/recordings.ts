@@ -1,5 +1,5 @@
 // Paths and loaders for the recorded Gemini traffic in test/fixtures/gemini.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseYaml } from "./yaml.js";
 
@@ -14,7 +14,9 @@ export function fixtureJSON(rel: string): unknown {
 }
 
 export function fixtureFiles(dir: "vercel-ai" | "pydantic-ai"): string[] {
-  return readdirSync(FIXTURES + dir).sort().map((f) => `${dir}/${f}`);
+  return readdirSync(FIXTURES + dir)
+    .sort()
+    .map((f) => `${dir}/${f}`);
 }
 
 /** JSON Lines (.chunks.txt) → the raw SSE bytes vercel's tests replay: `data: <line>\r\n\r\n`. */

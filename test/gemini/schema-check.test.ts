@@ -1,9 +1,10 @@
 // checkTools: which tool schemas Gemini's parametersJsonSchema cannot take (and only those).
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { gemini } from "../../adapters/gemini/index.js";
 import { schemaProblem } from "../../adapters/gemini/schema-check.js";
-import { toJSONSchema, type ToolSpec, type UnsupportedSchemaError } from "../../src/index.js";
+import { type ToolSpec, toJSONSchema, type UnsupportedSchemaError } from "../../src/index.js";
 import { MOCK_API_KEY } from "../mock/gemini.js";
 import { withMock } from "./helpers.js";
 
@@ -40,7 +41,7 @@ describe("checkTools", () => {
           d: { $ref: "#/definitions/Legacy" },
           anchor: { $ref: "#leaf" },
           byId: { $ref: "urn:thing" },
-          "$ref": { type: "string" }, // a property named $ref is a property, not a reference
+          $ref: { type: "string" }, // a property named $ref is a property, not a reference
         },
         $defs: {
           Node: { type: "object", properties: { next: { $ref: "#/$defs/Node" } } }, // recursion is unrolled by the API
@@ -67,10 +68,14 @@ describe("checkTools", () => {
     expect(rejection({ type: "object", properties: { a: { type: "array", items: { $ref: "https://example.com/schema.json" } } } })).toMatchObject({
       path: "/properties/a/items/$ref",
     });
-    expect(rejection({ type: "object", properties: { a: { anyOf: [{ type: "null" }, { $ref: "#nowhere" }] } } })).toMatchObject({ path: "/properties/a/anyOf/1/$ref" });
+    expect(rejection({ type: "object", properties: { a: { anyOf: [{ type: "null" }, { $ref: "#nowhere" }] } } })).toMatchObject({
+      path: "/properties/a/anyOf/1/$ref",
+    });
     const r = rejection({ type: "object", properties: { "a/b": { $ref: "#/$defs/X" } } });
     expect(r).toMatchObject({ path: "/properties/a~1b/$ref" });
-    expect(r!.message).toBe('gemini cannot take the schema of tool "tool_x" at /properties/a~1b/$ref: $ref "#/$defs/X" does not resolve inside the schema (only local references are followed)');
+    expect(r!.message).toBe(
+      'gemini cannot take the schema of tool "tool_x" at /properties/a~1b/$ref: $ref "#/$defs/X" does not resolve inside the schema (only local references are followed)',
+    );
   });
 
   it("rejects keywords beside $ref other than description and default", () => {
@@ -93,10 +98,15 @@ describe("checkTools", () => {
       const res = await fetch(`${mock.url}/models/gemini-3-pro-preview:generateContent`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-goog-api-key": MOCK_API_KEY },
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "x" }] }], tools: [{ functionDeclarations: [{ name: "t", description: "", parametersJsonSchema: schema }] }] }),
+        body: JSON.stringify({
+          contents: [{ role: "user", parts: [{ text: "x" }] }],
+          tools: [{ functionDeclarations: [{ name: "t", description: "", parametersJsonSchema: schema }] }],
+        }),
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: { code: 400, message: "reference to undefined schema at properties.target.anyOf.1", status: "INVALID_ARGUMENT" } });
+      expect(await res.json()).toEqual({
+        error: { code: 400, message: "reference to undefined schema at properties.target.anyOf.1", status: "INVALID_ARGUMENT" },
+      });
     });
   });
 });

@@ -1,9 +1,10 @@
 // toolChoice (issue 14) → toolConfig.functionCallingConfig on the wire, over real HTTP.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { encodeRequest } from "../../adapters/gemini/encode.js";
 import type { ToolChoice } from "../../src/conversation/provider.js";
+import { createClient, tool } from "../../src/index.js";
 import { MOCK_API_KEY } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 import { validateRequestBody } from "./spec.js";
@@ -50,7 +51,10 @@ describe("gemini toolChoice → functionCallingConfig", () => {
   });
 
   it("no functionCallingConfig without function declarations (only web search): ANY would have nothing to call", () => {
-    const body = encodeRequest({ messages: [{ role: "user", content: "x" }], tools: [], webSearch: true, toolChoice: "required" }, { model: "gemini-3-pro-preview", generationConfig: {} });
+    const body = encodeRequest(
+      { messages: [{ role: "user", content: "x" }], tools: [], webSearch: true, toolChoice: "required" },
+      { model: "gemini-3-pro-preview", generationConfig: {} },
+    );
     expect(body.toolConfig).toBeUndefined();
     expect(body.tools).toEqual([{ googleSearch: {} }]);
   });

@@ -2,14 +2,20 @@
 // implicit cache reported as cacheReadTokens (a part of inputTokens), thinking as
 // reasoningTokens (a part of outputTokens), grounding prompts as input; and the prefix the
 // cache depends on (tools, system instruction) serialised byte-identically step to step.
-import { describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, webSearch, type StreamEvent } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { createClient, type StreamEvent, tool, webSearch } from "../../src/index.js";
 import type { MockTurn } from "../mock/gemini.js";
 import { providerFor, withMock } from "./helpers.js";
 
 const lookup = tool({ name: "lookup", description: "Looks a word up.", input: v.object({ word: v.string() }), run: async ({ word }) => `${word}: a word` });
-const define = tool({ name: "define", description: "Defines a word.", input: v.object({ word: v.string() }), run: async ({ word }) => `${word} means ${word}` });
+const define = tool({
+  name: "define",
+  description: "Defines a word.",
+  input: v.object({ word: v.string() }),
+  run: async ({ word }) => `${word} means ${word}`,
+});
 
 // ~1,500 tokens at 4 characters a token: past the implicit cache's 1,024-token minimum
 const LONG = "Context paragraph. ".repeat(320);
@@ -42,7 +48,12 @@ describe("gemini usage over a run", () => {
       expect(s2!.reasoningTokens).toBeUndefined();
       // the total is the sum of the steps
       const sum = (k: "inputTokens" | "outputTokens" | "cacheReadTokens" | "reasoningTokens") => steps.reduce((n, s) => n + (s.usage[k] ?? 0), 0);
-      expect(finish!.usage).toMatchObject({ inputTokens: sum("inputTokens"), outputTokens: sum("outputTokens"), cacheReadTokens: sum("cacheReadTokens"), reasoningTokens: 7 });
+      expect(finish!.usage).toMatchObject({
+        inputTokens: sum("inputTokens"),
+        outputTokens: sum("outputTokens"),
+        cacheReadTokens: sum("cacheReadTokens"),
+        reasoningTokens: 7,
+      });
     });
   });
 

@@ -95,8 +95,8 @@ function splitKey(text: string): { key: string; rest: string } {
 
 /** A scalar whose text starts at `rest` on line p.i; `parent` is the indentation of the key or dash. */
 function parseScalarAt(p: State, _indent: number, rest: string, parent: number): unknown {
-  if (rest === "{}") return p.i++, {};
-  if (rest === "[]") return p.i++, [];
+  if (rest === "{}") return (p.i++, {});
+  if (rest === "[]") return (p.i++, []);
   if (/^[|>][-+]?$/.test(rest)) return parseBlockScalar(p, rest, parent);
   if (rest.startsWith("'") || rest.startsWith('"')) return parseQuoted(p, rest);
   // plain scalar, possibly continued on more-indented lines

@@ -76,7 +76,13 @@ async function call(name: string, args: Record<string, unknown>, extra: Record<s
   };
   const res = await fetch(served.url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": encodeHeaderValue(name) },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": V,
+      "mcp-method": "tools/call",
+      "mcp-name": encodeHeaderValue(name),
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name, arguments: args, ...extra, _meta: meta } }),
   });
   expect(res.status).toBe(200);
@@ -90,7 +96,9 @@ const answer = (value: unknown) => ({ action: "accept", content: value });
 /** An input_required result asking exactly these questions (key → message). */
 const asking = (questions: Record<string, string>) => ({
   resultType: "input_required",
-  inputRequests: Object.fromEntries(Object.entries(questions).map(([k, message]) => [k, { method: "elicitation/create", params: expect.objectContaining({ mode: "form", message }) }])),
+  inputRequests: Object.fromEntries(
+    Object.entries(questions).map(([k, message]) => [k, { method: "elicitation/create", params: expect.objectContaining({ mode: "form", message }) }]),
+  ),
   requestState: expect.any(String),
 });
 
@@ -123,10 +131,18 @@ describe("an approval holds only for the round that asked it, with the arguments
     const first = await call("refund", { amount: 5 });
     const second = await call("refund", { amount: 5 }, { inputResponses: approve, requestState: first.requestState });
     expect(second).toEqual(asking({ q0: "Why?" }));
-    const declineIgnored = await call("refund", { amount: 5 }, { inputResponses: { approval: { action: "decline" }, q0: answer({ answer: "late" }) }, requestState: second.requestState });
+    const declineIgnored = await call(
+      "refund",
+      { amount: 5 },
+      { inputResponses: { approval: { action: "decline" }, q0: answer({ answer: "late" }) }, requestState: second.requestState },
+    );
     expect(declineIgnored).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "refunded 5: late" }], isError: false });
     // And round 2's state does not carry that approval to other arguments.
-    const moved = await call("refund", { amount: 900 }, { inputResponses: { approval: approve.approval, q0: answer({ answer: "x" }) }, requestState: second.requestState });
+    const moved = await call(
+      "refund",
+      { amount: 900 },
+      { inputResponses: { approval: approve.approval, q0: answer({ answer: "x" }) }, requestState: second.requestState },
+    );
     expect(moved).toEqual(asking({ approval: 'Allow refund with {"amount":900}?' }));
     expect(ran.refund).toEqual([5]);
   });
@@ -141,7 +157,9 @@ describe("a state sealed before answers were bound (layout v2: answers only)", (
 
   it("opens (no -32602), but binds nothing: the approval it carries and the answer sent with it are asked again", async () => {
     const carried = { approval: { action: "accept", content: { approve: true }, arguments: '{"amount":50}' } };
-    expect(await call("pay", { amount: 50 }, { inputResponses: approve, requestState: v2State("pay", {}) })).toEqual(asking({ approval: 'Allow pay with {"amount":50}?' }));
+    expect(await call("pay", { amount: 50 }, { inputResponses: approve, requestState: v2State("pay", {}) })).toEqual(
+      asking({ approval: 'Allow pay with {"amount":50}?' }),
+    );
     expect(await call("refund", { amount: 50 }, { inputResponses: { q0: answer({ answer: "x" }) }, requestState: v2State("refund", carried) })).toEqual(
       asking({ approval: 'Allow refund with {"amount":50}?' }),
     );
@@ -151,26 +169,38 @@ describe("a state sealed before answers were bound (layout v2: answers only)", (
 
 describe("a tool's own questions: answers sent ahead are taken (SEP-2322), earlier rounds' answers stay, other arguments start over", () => {
   it("an answer sent before its question (no state) is taken, as the conformance suite expects; only the next question is asked", async () => {
-    expect(await call("book", { nights: 2 }, { inputResponses: { q0: answer({ answer: "Oslo" }), extra: answer({ x: 1 }) } })).toEqual(asking({ q1: "Book 2 nights in Oslo?" }));
+    expect(await call("book", { nights: 2 }, { inputResponses: { q0: answer({ answer: "Oslo" }), extra: answer({ x: 1 }) } })).toEqual(
+      asking({ q1: "Book 2 nights in Oslo?" }),
+    );
     expect(ran.book).toBeUndefined();
   });
 
   it("answers to this round's and the next round's question, sent together, complete the call", async () => {
     const first = await call("book", { nights: 2 });
-    const second = await call("book", { nights: 2 }, { inputResponses: { q0: answer({ answer: "Oslo" }), q1: answer({ confirm: true }) }, requestState: first.requestState });
+    const second = await call(
+      "book",
+      { nights: 2 },
+      { inputResponses: { q0: answer({ answer: "Oslo" }), q1: answer({ confirm: true }) }, requestState: first.requestState },
+    );
     expect(second).toEqual({ resultType: "complete", content: [{ type: "text", text: "booked 2 nights in Oslo" }], isError: false });
     expect(ran.book).toEqual([{ nights: 2, city: "Oslo" }]);
   });
 
   it("an approval is never taken ahead: sent with the tool's own answer on a first call, the approval is asked and nothing runs", async () => {
-    expect(await call("refund", { amount: 3 }, { inputResponses: { ...approve, q0: answer({ answer: "broken" }) } })).toEqual(asking({ approval: "Allow refund with {\"amount\":3}?" }));
+    expect(await call("refund", { amount: 3 }, { inputResponses: { ...approve, q0: answer({ answer: "broken" }) } })).toEqual(
+      asking({ approval: 'Allow refund with {"amount":3}?' }),
+    );
     expect(ran).toEqual({});
   });
 
   it("an earlier round's answer cannot be replaced by sending it again", async () => {
     const first = await call("book", { nights: 2 });
     const second = await call("book", { nights: 2 }, { inputResponses: { q0: answer({ answer: "Oslo" }) }, requestState: first.requestState });
-    const done = await call("book", { nights: 2 }, { inputResponses: { q0: answer({ answer: "Pyongyang" }), q1: answer({ confirm: true }) }, requestState: second.requestState });
+    const done = await call(
+      "book",
+      { nights: 2 },
+      { inputResponses: { q0: answer({ answer: "Pyongyang" }), q1: answer({ confirm: true }) }, requestState: second.requestState },
+    );
     expect(done).toEqual({ resultType: "complete", content: [{ type: "text", text: "booked 2 nights in Oslo" }], isError: false });
     expect(ran.book).toEqual([{ nights: 2, city: "Oslo" }]);
   });
@@ -187,7 +217,11 @@ describe("a tool's own questions: answers sent ahead are taken (SEP-2322), earli
 describe("the honest flows, with the official v2 SDK Client over HTTP", () => {
   it("approval, then the tool's own question: each asked once, the tool runs once", async () => {
     const asked: string[] = [];
-    const answers: Record<string, Record<string, unknown>> = { "Why?": { answer: "damaged" }, "Which city?": { answer: "Oslo" }, "Book 3 nights in Oslo?": { confirm: true } };
+    const answers: Record<string, Record<string, unknown>> = {
+      "Why?": { answer: "damaged" },
+      "Which city?": { answer: "Oslo" },
+      "Book 3 nights in Oslo?": { confirm: true },
+    };
     const client = await v2Client(served.url, "auto", (message) => (asked.push(message), answers[message] ?? { approve: true }));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe(V);

@@ -8,7 +8,7 @@ import * as v from "valibot";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mcpHandler } from "../../adapters/mcp/index.js";
 import { encodeHeaderValue } from "../../adapters/mcp/wire/envelope.js";
-import { externalTool, InvalidToolError, tool, type Tool } from "../../src/index.js";
+import { externalTool, InvalidToolError, type Tool, tool } from "../../src/index.js";
 import { rpcRequest, serveHandler } from "./helpers.js";
 import { v2Client } from "./v2-suites.js";
 
@@ -44,7 +44,13 @@ const transfer = tool({
   run: ({ amount }) => (finish("transfer"), `transferred ${amount}`),
 });
 
-const note = tool({ name: "note", description: "Notes text.", input: v.object({ text: v.string() }), needsApproval: false, run: ({ text }) => (finish("note"), `noted ${text}`) });
+const note = tool({
+  name: "note",
+  description: "Notes text.",
+  input: v.object({ text: v.string() }),
+  needsApproval: false,
+  run: ({ text }) => (finish("note"), `noted ${text}`),
+});
 const plain = tool({ name: "plain", description: "Echoes text.", input: v.object({ text: v.string() }), run: ({ text }) => (finish("plain"), `echo ${text}`) });
 
 /** Needs approval, then asks its own question: two rounds. */
@@ -75,7 +81,12 @@ const broken = tool({
 const even = tool({
   name: "even_pay",
   description: "Pays an even amount.",
-  input: v.object({ amount: v.pipe(v.number(), v.check((n) => n % 2 === 0, "amount must be even")) }),
+  input: v.object({
+    amount: v.pipe(
+      v.number(),
+      v.check((n) => n % 2 === 0, "amount must be even"),
+    ),
+  }),
   needsApproval: (input) => (ruleSaw.push(input), true),
   run: ({ amount }) => (finish("even_pay"), `paid ${amount}`),
 });
@@ -142,7 +153,11 @@ describe("needsApproval on 2026-07-28: the approval is an input_required round",
     const answers = [approve(false), { approval: { action: "decline" } }, { approval: { action: "cancel" } }, { approval: { action: "accept", content: {} } }];
     for (const inputResponses of answers) {
       const r = (await call("pay", { amount: 50 }, { inputResponses, requestState: first.requestState })).json.result;
-      expect(r, JSON.stringify(inputResponses)).toEqual({ resultType: "complete", content: [{ type: "text", text: "the user did not approve this call" }], isError: true });
+      expect(r, JSON.stringify(inputResponses)).toEqual({
+        resultType: "complete",
+        content: [{ type: "text", text: "the user did not approve this call" }],
+        isError: true,
+      });
     }
     expect(ran.pay).toBeUndefined();
   });
@@ -160,7 +175,10 @@ describe("needsApproval on 2026-07-28: the approval is an input_required round",
 
   it("a hand-written Tool's needsApproval function gets the parsed arguments", async () => {
     expect((await call("raw_delete", { path: "/etc/passwd" })).json.result.resultType).toBe("input_required");
-    expect((await call("raw_delete", { path: "/tmp/x" })).json.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "deleted /tmp/x" }] });
+    expect((await call("raw_delete", { path: "/tmp/x" })).json.result).toMatchObject({
+      resultType: "complete",
+      content: [{ type: "text", text: "deleted /tmp/x" }],
+    });
     expect(ruleSaw).toEqual([{ path: "/etc/passwd" }, { path: "/tmp/x" }]);
     expect(ran.raw_delete).toBe(1);
   });
@@ -182,7 +200,9 @@ describe("needsApproval on 2026-07-28: the approval is an input_required round",
     expect(started.refund).toBe(1);
 
     // The approval travels in requestState: only the tool's question is answered now.
-    const done = (await call("refund", { amount: 5 }, { inputResponses: { q0: { action: "accept", content: { answer: "broken" } } }, requestState: second.requestState })).json.result;
+    const done = (
+      await call("refund", { amount: 5 }, { inputResponses: { q0: { action: "accept", content: { answer: "broken" } } }, requestState: second.requestState })
+    ).json.result;
     expect(done).toEqual({ resultType: "complete", content: [{ type: "text", text: "refunded 5: broken" }], isError: false });
     expect(started.refund).toBe(2);
     expect(ran.refund).toBe(1);
@@ -191,7 +211,9 @@ describe("needsApproval on 2026-07-28: the approval is an input_required round",
   it("an approval carried in requestState holds only for the arguments it approved: other arguments are asked again", async () => {
     const first = (await call("refund", { amount: 5 })).json.result;
     const second = (await call("refund", { amount: 5 }, { inputResponses: approve(true), requestState: first.requestState })).json.result;
-    const other = (await call("refund", { amount: 5000 }, { inputResponses: { q0: { action: "accept", content: { answer: "x" } } }, requestState: second.requestState })).json.result;
+    const other = (
+      await call("refund", { amount: 5000 }, { inputResponses: { q0: { action: "accept", content: { answer: "x" } } }, requestState: second.requestState })
+    ).json.result;
     expect(other).toMatchObject({ resultType: "input_required", inputRequests: approvalQuestion('Allow refund with {"amount":5000}?') });
     expect(started.refund).toBe(1);
     expect(ran.refund).toBeUndefined();
@@ -366,6 +388,8 @@ describe("externalTool() over MCP", () => {
   it("is refused when the handler is built, with InvalidToolError naming the tool and why", () => {
     const ship = externalTool({ name: "ship_order", description: "Ships in the warehouse app.", input: v.object({ id: v.string() }) });
     expect(() => mcpHandler({ name: "s", version: "1", tools: [plain, ship] })).toThrow(InvalidToolError);
-    expect(() => mcpHandler({ name: "s", version: "1", tools: [ship] })).toThrow(/tool "ship_order".*external.*decision in a client with suspension\(\).*MCP server cannot take/);
+    expect(() => mcpHandler({ name: "s", version: "1", tools: [ship] })).toThrow(
+      /tool "ship_order".*external.*decision in a client with suspension\(\).*MCP server cannot take/,
+    );
   });
 });

@@ -7,7 +7,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/v4";
-import { mcpHandler, mcpTools, type McpToolSet } from "../../adapters/mcp/index.js";
+import { type McpToolSet, mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { tool, toolOutput } from "../../src/index.js";
 import { PNG } from "./fixtures/v2-server.js";
 import { serveHandler } from "./helpers.js";
@@ -93,10 +93,14 @@ describe("mcpTools: structuredContent next to content (an official v2 SDK server
     const handler = createMcpHandler(() => {
       const server = new McpServer({ name: "structured-peer", version: "1.0.0" });
       for (const [name, result] of Object.entries(results)) {
-        server.registerTool(name, { description: name, inputSchema: z.object({}), outputSchema: z.object({ pages: z.number(), title: z.string() }) }, async () => ({
-          ...(result as { content: [] }),
-          structuredContent: data,
-        }));
+        server.registerTool(
+          name,
+          { description: name, inputSchema: z.object({}), outputSchema: z.object({ pages: z.number(), title: z.string() }) },
+          async () => ({
+            ...(result as { content: [] }),
+            structuredContent: data,
+          }),
+        );
       }
       return server;
     });
@@ -125,6 +129,11 @@ describe("mcpTools: structuredContent next to content (an official v2 SDK server
 
   it("other text and media are kept, with the JSON after them", async () => {
     expect(await call("summary_and_data")).toBe(`A 3-page report.\n${json}`);
-    expect(await call("image_and_data")).toEqual({ content: [{ type: "image", mediaType: "image/png", data: PNG }, { type: "text", text: json }] });
+    expect(await call("image_and_data")).toEqual({
+      content: [
+        { type: "image", mediaType: "image/png", data: PNG },
+        { type: "text", text: json },
+      ],
+    });
   });
 });

@@ -4,7 +4,14 @@ import { readToolResult, toMcpContent } from "../../adapters/mcp/wire/content.js
 
 describe("readToolResult", () => {
   it("joins text blocks with newlines", () => {
-    expect(readToolResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ text: "a\nb", isError: false });
+    expect(
+      readToolResult({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toEqual({ text: "a\nb", isError: false });
   });
 
   it("prefers text over structuredContent (servers mirror structured results in text)", () => {
@@ -37,11 +44,20 @@ describe("readToolResult", () => {
       { type: "file", mediaType: "audio/wav", data: "UklGRg==" },
     ]);
     // The text rendering never carries base64.
-    expect(r.text).toBe("[image image/png]\ninside a.txt\n[file b.pdf application/pdf]\n[resource file:///c.bin]\n[resource link c.md: file:///c.md]\n[audio audio/wav]");
+    expect(r.text).toBe(
+      "[image image/png]\ninside a.txt\n[file b.pdf application/pdf]\n[resource file:///c.bin]\n[resource link c.md: file:///c.md]\n[audio audio/wav]",
+    );
   });
 
   it("a text-only result has no parts (the tool returns a plain string)", () => {
-    expect(readToolResult({ content: [{ type: "text", text: "a" }, { type: "resource", resource: { uri: "x", text: "b" } }] })).toEqual({ text: "a\nb", isError: false });
+    expect(
+      readToolResult({
+        content: [
+          { type: "text", text: "a" },
+          { type: "resource", resource: { uri: "x", text: "b" } },
+        ],
+      }),
+    ).toEqual({ text: "a\nb", isError: false });
   });
 
   it("publishes parts as MCP blocks: image, audio, embedded resources, links; data: URLs inline", () => {

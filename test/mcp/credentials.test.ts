@@ -43,7 +43,11 @@ async function rejectionOf(p: Promise<unknown>): Promise<any> {
 describe("mcpTools keeps its credentials out of errors", () => {
   it("an Authorization header echoed into a JSON-RPC error's message and data", async () => {
     const server = await startRawServer((req) => ({
-      error: { code: -32600, message: `refused credentials ${req.http.headers.authorization}`, data: { sent: req.http.headers.authorization, nested: [{ again: TOKEN }] } },
+      error: {
+        code: -32600,
+        message: `refused credentials ${req.http.headers.authorization}`,
+        data: { sent: req.http.headers.authorization, nested: [{ again: TOKEN }] },
+      },
     }));
     close = server.close;
     const err = await rejectionOf(mcpTools({ url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } }));

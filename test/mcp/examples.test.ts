@@ -1,7 +1,7 @@
 // examples/mcp-node run as a user runs it (`node server.mjs`), with toolloop resolved to
 // the working tree's sources, checked with the official SDK client. (examples/mcp-worker
 // is checked in workerd by handler-workerd.test.ts.)
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";

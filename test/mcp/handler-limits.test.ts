@@ -14,7 +14,12 @@ afterEach(async () => {
   while (closers.length > 0) await closers.pop()!();
 });
 
-const echo = jsonTool({ name: "echo", description: "Echoes its text.", parameters: { type: "object", properties: { text: { type: "string" } } }, run: async ({ text }) => String(text) });
+const echo = jsonTool({
+  name: "echo",
+  description: "Echoes its text.",
+  parameters: { type: "object", properties: { text: { type: "string" } } },
+  run: async ({ text }) => String(text),
+});
 
 async function serve(options: Partial<Parameters<typeof mcpHandler>[0]> = {}, tools: Tool[] = [echo]): Promise<string> {
   const server = await serveHandler(mcpHandler({ name: "limits", version: "1.0.0", tools, ...options }));
@@ -96,7 +101,12 @@ describe("mcpHandler's body limit", () => {
       },
       { highWaterMark: 0 }, // pulled only when read
     );
-    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { ...HEADERS, "content-length": "5000" }, body, duplex: "half" } as RequestInit);
+    const request = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: { ...HEADERS, "content-length": "5000" },
+      body,
+      duplex: "half",
+    } as RequestInit);
     await expect413(await handler(request));
     expect(pulled).toBe(false);
   });

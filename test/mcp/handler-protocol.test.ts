@@ -5,6 +5,7 @@ import { mcpHandler, PROTOCOL_VERSIONS } from "../../adapters/mcp/index.js";
 
 /** The initialize-era revisions (2026-07-28 has no handshake; test/mcp/modern.test.ts covers it). */
 const LEGACY = PROTOCOL_VERSIONS.filter((v) => v !== "2026-07-28");
+
 import { jsonTool, type Tool } from "../../src/index.js";
 import { allTools, getWeather, rawCalls, rawEcho, slowSignals } from "./fixtures/tools.js";
 import { rpcRequest } from "./helpers.js";
@@ -323,7 +324,9 @@ describe("HTTP transport rules", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const text = await res.text();
-    expect(text).toBe(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "3" }], isError: false } })}\n\n`);
+    expect(text).toBe(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "3" }], isError: false } })}\n\n`,
+    );
   });
 
   it("prefers JSON when the client accepts both", async () => {
@@ -353,7 +356,10 @@ describe("batches (allowed up to 2025-03-26, removed in 2025-06-18)", () => {
   });
 
   it("a batch of notifications and responses only is 202", async () => {
-    const { status, text } = await post([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 1, result: {} }]);
+    const { status, text } = await post([
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 1, result: {} },
+    ]);
     expect(status).toBe(202);
     expect(text).toBe("");
   });
@@ -378,7 +384,15 @@ describe("batches (allowed up to 2025-03-26, removed in 2025-06-18)", () => {
   });
 
   it("a batch over SSE: one event per response", async () => {
-    const res = await handler(rpcRequest([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: "ping" }], { accept: "text/event-stream" }));
+    const res = await handler(
+      rpcRequest(
+        [
+          { jsonrpc: "2.0", id: 1, method: "ping" },
+          { jsonrpc: "2.0", id: 2, method: "ping" },
+        ],
+        { accept: "text/event-stream" },
+      ),
+    );
     const events = (await res.text()).split("\n\n").filter(Boolean);
     expect(events.map((e) => JSON.parse(e.split("data: ")[1]!).id)).toEqual([1, 2]);
   });

@@ -84,14 +84,22 @@ export async function startWorkerd(script: string, bindings: Record<string, stri
  */
 export const unpooledFetch: typeof fetch = (() => {
   const dispatcher = new Agent({ pipelining: 0 });
-  return ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
 })();
 
-export async function sdkClient(url: string, headers: Record<string, string> = {}, options: { fetch?: typeof fetch } = {}): Promise<Client & { http: StreamableHTTPClientTransport }> {
+export async function sdkClient(
+  url: string,
+  headers: Record<string, string> = {},
+  options: { fetch?: typeof fetch } = {},
+): Promise<Client & { http: StreamableHTTPClientTransport }> {
   const client = new Client({ name: "sdk-peer", version: "1.0.0" });
   // identity: Miniflare's dev proxy gzips even empty answers, and the SDK cancels those
   // bodies unread, which makes workerd log a harmless "Broken pipe" per request.
-  const http = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...headers, "accept-encoding": "identity" } }, ...(options.fetch && { fetch: options.fetch }) });
+  const http = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { ...headers, "accept-encoding": "identity" } },
+    ...(options.fetch && { fetch: options.fetch }),
+  });
   await client.connect(http);
   return Object.assign(client, { http });
 }
@@ -127,7 +135,9 @@ export async function startSdkServer(
     let transport = typeof sid === "string" ? sessions.get(sid) : undefined;
     if (!transport) {
       if (typeof sid === "string") {
-        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
+        res
+          .writeHead(404, { "content-type": "application/json" })
+          .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } }));
         return;
       }
       const created = new StreamableHTTPServerTransport({

@@ -5,8 +5,8 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
-import { silentLogger, tool, type ToolContext } from "../../src/index.js";
 import type { FetchFn } from "../../src/http/http.js";
+import { silentLogger, type ToolContext, tool } from "../../src/index.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ text: v.string() }), run: ({ text }) => text.repeat(50) });
 const handler = mcpHandler({ name: "t", version: "1", tools: [echo] });

@@ -6,8 +6,8 @@ import * as z from "zod";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { createClient, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
-import { getWeather, explode, rawEcho, rawCalls } from "./fixtures/tools.js";
-import { serveHandler, startSdkServer, type SdkServer } from "./helpers.js";
+import { explode, getWeather, rawCalls, rawEcho } from "./fixtures/tools.js";
+import { type SdkServer, serveHandler, startSdkServer } from "./helpers.js";
 
 describe("agent loop with tools from the SDK's McpServer", () => {
   let peer: SdkServer;
@@ -86,7 +86,13 @@ describe("agent loop with tools from our own mcpHandler", () => {
       ["raw_echo", rawEcho.parameters],
     ]);
     const provider = scriptedProvider([
-      { toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }, { name: "explode", arguments: {} }, { name: "raw_echo", arguments: { text: "hi" } }] },
+      {
+        toolCalls: [
+          { name: "get_weather", arguments: { city: "Oslo" } },
+          { name: "explode", arguments: {} },
+          { name: "raw_echo", arguments: { text: "hi" } },
+        ],
+      },
       "Done.",
     ]);
     const client = createClient({ provider, tools, parallelTools: true });

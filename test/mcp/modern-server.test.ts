@@ -6,14 +6,20 @@ import { mcpHandler } from "../../adapters/mcp/index.js";
 import { encodeHeaderValue } from "../../adapters/mcp/wire/envelope.js";
 import { jsonTool } from "../../src/index.js";
 import { booking, picture } from "./fixtures/input-tools.js";
-import { PNG } from "./fixtures/v2-server.js";
 import { allTools, getWeather } from "./fixtures/tools.js";
+import { PNG } from "./fixtures/v2-server.js";
 import { rpcRequest } from "./helpers.js";
 
 const V = "2026-07-28";
 const elicitingClient = { elicitation: { form: {} } };
 
-const handler = mcpHandler({ name: "modern-server", version: "2.0.0", tools: [...allTools, booking, picture], instructions: "Use the tools.", cache: { ttlMs: 60_000 } });
+const handler = mcpHandler({
+  name: "modern-server",
+  version: "2.0.0",
+  tools: [...allTools, booking, picture],
+  instructions: "Use the tools.",
+  cache: { ttlMs: 60_000 },
+});
 
 const meta = (caps: Record<string, unknown> = {}) => ({
   "io.modelcontextprotocol/protocolVersion": V,
@@ -22,7 +28,11 @@ const meta = (caps: Record<string, unknown> = {}) => ({
 });
 
 /** A well-formed 2026-07-28 request: envelope in params._meta, and the standard headers. */
-function modern(method: string, params: Record<string, unknown> = {}, opts: { caps?: Record<string, unknown>; headers?: Record<string, string | null>; id?: number } = {}) {
+function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: { caps?: Record<string, unknown>; headers?: Record<string, string | null>; id?: number } = {},
+) {
   const body = { jsonrpc: "2.0", id: opts.id ?? 1, method, params: { ...params, _meta: meta(opts.caps) } };
   const headers: Record<string, string | null> = { "mcp-protocol-version": V, "mcp-method": method };
   if (typeof params.name === "string") headers["mcp-name"] = encodeHeaderValue(params.name);
@@ -78,21 +88,30 @@ describe("2026-07-28: discovery and lists", () => {
 
   it("methods this revision removed (initialize, ping, logging/setLevel) and features not offered are HTTP 404 with -32601", async () => {
     for (const method of ["initialize", "ping", "logging/setLevel", "resources/list", "prompts/list", "completion/complete", "tasks/get"]) {
-      const { status, json } = await modern(method, method === "initialize" ? { protocolVersion: V, capabilities: {}, clientInfo: { name: "x", version: "1" } } : {});
+      const { status, json } = await modern(
+        method,
+        method === "initialize" ? { protocolVersion: V, capabilities: {}, clientInfo: { name: "x", version: "1" } } : {},
+      );
       expect(status, method).toBe(404);
       expect(json.error.code, method).toBe(-32601);
     }
   });
 
   it("a notification is 202 with no body", async () => {
-    const { status, json } = await send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, { "mcp-protocol-version": V, "mcp-method": "notifications/cancelled" });
+    const { status, json } = await send(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      { "mcp-protocol-version": V, "mcp-method": "notifications/cancelled" },
+    );
     expect(status).toBe(202);
     expect(json).toBeUndefined();
   });
 
   it("answers over SSE when the client accepts only text/event-stream", async () => {
     const res = await handler(
-      rpcRequest({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: meta() } }, { accept: "text/event-stream", "mcp-protocol-version": V, "mcp-method": "tools/list" }),
+      rpcRequest(
+        { jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: meta() } },
+        { accept: "text/event-stream", "mcp-protocol-version": V, "mcp-method": "tools/list" },
+      ),
     );
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     expect(await res.text()).toMatch(/^event: message\ndata: \{"jsonrpc":"2.0","id":3,"result":\{"resultType":"complete"/);
@@ -134,9 +153,15 @@ describe("2026-07-28: the envelope and the standard headers", () => {
   });
 
   it("an envelope without clientCapabilities, or with a malformed one, is 400 with -32602 naming the key", async () => {
-    const bad = [{ "io.modelcontextprotocol/protocolVersion": V }, { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": [] }];
+    const bad = [
+      { "io.modelcontextprotocol/protocolVersion": V },
+      { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": [] },
+    ];
     for (const m of bad) {
-      const { status, json } = await send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: m } }, { "mcp-protocol-version": V, "mcp-method": "tools/list" });
+      const { status, json } = await send(
+        { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: m } },
+        { "mcp-protocol-version": V, "mcp-method": "tools/list" },
+      );
       expect(status).toBe(400);
       expect(json.error.code).toBe(-32602);
       expect(json.error.message).toContain("io.modelcontextprotocol/clientCapabilities");
@@ -150,7 +175,12 @@ describe("2026-07-28: the envelope and the standard headers", () => {
   });
 
   it("initialize with a 2026-07-28 header is a header mismatch (-32020)", async () => {
-    const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    };
     const { status, json } = await send(body, { "mcp-protocol-version": V });
     expect(status).toBe(400);
     expect(json.error.code).toBe(-32020);
@@ -158,7 +188,10 @@ describe("2026-07-28: the envelope and the standard headers", () => {
 
   it("an envelope naming a revision we do not serve is 400 with -32022 listing the supported ones", async () => {
     const m = { ...meta(), "io.modelcontextprotocol/protocolVersion": "2027-03-01" };
-    const { status, json } = await send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: m } }, { "mcp-protocol-version": "2027-03-01", "mcp-method": "tools/list" });
+    const { status, json } = await send(
+      { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: m } },
+      { "mcp-protocol-version": "2027-03-01", "mcp-method": "tools/list" },
+    );
     expect(status).toBe(400);
     expect(json.error).toMatchObject({ code: -32022, data: { supported: [V], requested: "2027-03-01" } });
   });
@@ -169,7 +202,12 @@ describe("2026-07-28: the envelope and the standard headers", () => {
   });
 
   it("legacy requests keep working on the same endpoint, request by request", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    };
     expect((await send(init, {})).json.result.protocolVersion).toBe("2025-11-25");
     // initialize never settles on the stateless revision, even when asked for it
     expect((await send({ ...init, params: { ...init.params, protocolVersion: V } }, {})).json.result.protocolVersion).toBe("2025-11-25");
@@ -190,7 +228,11 @@ describe("2026-07-28: a tool that asks for input (multi round trip)", () => {
       inputRequests: {
         q0: {
           method: "elicitation/create",
-          params: { mode: "form", message: "Which city?", requestedSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] } },
+          params: {
+            mode: "form",
+            message: "Which city?",
+            requestedSchema: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] },
+          },
         },
       },
     });

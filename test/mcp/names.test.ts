@@ -3,8 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mapToolNames } from "../../adapters/mcp/client/names.js";
-import { createRegistry } from "../../src/tools/registry.js";
 import type { Tool } from "../../src/index.js";
+import { createRegistry } from "../../src/tools/registry.js";
 
 const VALID = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -55,7 +55,10 @@ describe("mapToolNames", () => {
   });
 
   it("property: any list of names maps to valid, case-insensitively unique names a registry accepts", () => {
-    const names = fc.array(fc.oneof(fc.string({ maxLength: 140 }), fc.constantFrom("a.b", "a_b", "A_B", "x y", "x_y", "ü", "", "web_search", "WEB_SEARCH", "web.search")), { maxLength: 25 });
+    const names = fc.array(
+      fc.oneof(fc.string({ maxLength: 140 }), fc.constantFrom("a.b", "a_b", "A_B", "x y", "x_y", "ü", "", "web_search", "WEB_SEARCH", "web.search")),
+      { maxLength: 25 },
+    );
     fc.assert(
       fc.property(names, (list) => {
         const out = mapToolNames(list);

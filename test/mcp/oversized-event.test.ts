@@ -25,9 +25,11 @@ it("an event past the size limit is a StreamError at once, not a stream to resum
     }
     const message = JSON.parse(body);
     if (!("id" in message)) return void res.writeHead(202).end();
-    const reply = (value: object) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...value }));
+    const reply = (value: object) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...value }));
     if (message.method === "server/discover") return reply({ error: { code: -32601, message: "Method not found" } });
-    if (message.method === "initialize") return reply({ result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "big", version: "1" } } });
+    if (message.method === "initialize")
+      return reply({ result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "big", version: "1" } } });
     if (message.method === "tools/list") return reply({ result: { tools: [{ name: "big", description: "Sends a lot.", inputSchema: { type: "object" } }] } });
     // tools/call: a numbered event stream whose first event never ends within the limit.
     // A numbered event first, so the client knows where it could resume from.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
-import { silentLogger } from "../../src/base/log.js";
 import { headersFor, paramHeaders } from "../../adapters/mcp/wire/param-headers.js";
+import { silentLogger } from "../../src/base/log.js";
 import type { Tool } from "../../src/tools/tool.js";
 import { rpcRequest, serveHandler } from "./helpers.js";
 
@@ -9,10 +9,20 @@ describe("SEP-2243 x-mcp-header (client side)", () => {
   const schema = (props: Record<string, unknown>) => ({ type: "object", properties: props });
 
   it("maps marked string/integer/boolean properties and mirrors their values, base64 when unsafe, none for null", () => {
-    const r = paramHeaders(schema({ region: { type: "string", "x-mcp-header": "Region" }, n: { type: "integer", "x-mcp-header": "N" }, v: { type: "boolean", "x-mcp-header": "Verbose" }, q: { type: "string" } }));
+    const r = paramHeaders(
+      schema({
+        region: { type: "string", "x-mcp-header": "Region" },
+        n: { type: "integer", "x-mcp-header": "N" },
+        v: { type: "boolean", "x-mcp-header": "Verbose" },
+        q: { type: "string" },
+      }),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(headersFor(r.map, { region: " padded", n: 42, v: null, q: "x" })).toEqual({ "mcp-param-region": `=?base64?${btoa(" padded")}?=`, "mcp-param-n": "42" });
+    expect(headersFor(r.map, { region: " padded", n: 42, v: null, q: "x" })).toEqual({
+      "mcp-param-region": `=?base64?${btoa(" padded")}?=`,
+      "mcp-param-n": "42",
+    });
     expect(headersFor(r.map, { region: "us-west1", v: false })).toEqual({ "mcp-param-region": "us-west1", "mcp-param-verbose": "false" });
   });
 
@@ -24,7 +34,8 @@ describe("SEP-2243 x-mcp-header (client side)", () => {
       { a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } },
       { a: { type: "object", "x-mcp-header": "A" } },
       { a: { type: "number", "x-mcp-header": "A" } },
-    ]) expect(paramHeaders(schema(props)).ok, JSON.stringify(props)).toBe(false);
+    ])
+      expect(paramHeaders(schema(props)).ok, JSON.stringify(props)).toBe(false);
   });
 });
 
@@ -51,7 +62,12 @@ describe("SEP-2243 x-mcp-header (server side: mcpHandler checks Mcp-Param-* agai
   });
 
   it("refuses a missing, different, unpadded or non-alphabet header with 400 and -32020", async () => {
-    const cases: Record<string, string>[] = [{}, { "mcp-param-region": "eu" }, { "mcp-param-region": "=?base64?SGVsbG8?=" }, { "mcp-param-region": "=?base64?SGVs!!!bG8=?=" }];
+    const cases: Record<string, string>[] = [
+      {},
+      { "mcp-param-region": "eu" },
+      { "mcp-param-region": "=?base64?SGVsbG8?=" },
+      { "mcp-param-region": "=?base64?SGVs!!!bG8=?=" },
+    ];
     for (const headers of cases) {
       const { status, json } = await call({ region: "Hello" }, headers);
       expect(status, JSON.stringify(headers)).toBe(400);
@@ -70,7 +86,12 @@ describe("SEP-2243 end to end: mcpTools against mcpHandler over real HTTP", () =
         parameters: { type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" }, note: { type: "string" } } },
         call: async (input) => input,
       },
-      { name: "broken", description: "bad mark", parameters: { type: "object", properties: { v: { type: "string", "x-mcp-header": "" } } }, call: async () => "never" },
+      {
+        name: "broken",
+        description: "bad mark",
+        parameters: { type: "object", properties: { v: { type: "string", "x-mcp-header": "" } } },
+        call: async () => "never",
+      },
     ];
     const inner = mcpHandler({ name: "e2e", version: "1", tools });
     const server = await serveHandler(async (req) => {

@@ -6,10 +6,10 @@
 // schema, the official SDK's McpServer for the descriptions.
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { mcpTools } from "../../adapters/mcp/index.js";
 import { claude } from "../../adapters/claude/index.js";
-import { createClient } from "../../src/index.js";
+import { mcpTools } from "../../adapters/mcp/index.js";
 import type { Logger } from "../../src/base/log.js";
+import { createClient } from "../../src/index.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { startSdkServer } from "./helpers.js";
 import { startRawServer } from "./raw-server.js";
@@ -69,7 +69,9 @@ describe("a remote inputSchema nested 10,000 levels deep", () => {
 describe("imported tools always have a description", () => {
   it("the server's description, else its title, else annotations.title, else its name", async () => {
     const server = await startSdkServer((s) => {
-      s.registerTool("described", { description: "Has one.", title: "Ignored title", inputSchema: { x: z.string() } }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+      s.registerTool("described", { description: "Has one.", title: "Ignored title", inputSchema: { x: z.string() } }, async () => ({
+        content: [{ type: "text", text: "ok" }],
+      }));
       s.registerTool("titled", { title: "Look up an order", inputSchema: { id: z.string() } }, async () => ({ content: [{ type: "text", text: "ok" }] }));
       s.registerTool("bare", { inputSchema: { id: z.string() } }, async () => ({ content: [{ type: "text", text: "ok" }] }));
     });

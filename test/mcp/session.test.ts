@@ -24,8 +24,10 @@ function fakeServer(answers: Record<string, Answer>) {
 const json = (value: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(value), { headers: { "content-type": "application/json", ...headers } });
 const sse = (text: string) => new Response(text, { headers: { "content-type": "text/event-stream" } });
-const initOK = (version = "2025-06-18"): Answer => (b) =>
-  json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
+const initOK =
+  (version = "2025-06-18"): Answer =>
+  (b) =>
+    json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: version, capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1" } } });
 const listOK: Answer = (b) => json({ jsonrpc: "2.0", id: b.id, result: { tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] } });
 const ctx = { signal: new AbortController().signal, callId: "c", logger: silentLogger };
 
@@ -35,7 +37,11 @@ describe("mcpTools transport", () => {
     await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
     // log[0] is the 2026-07-28 probe (server/discover), which this fake server does not know.
     expect(s.log[0]!.method).toBe("server/discover");
-    expect(s.log[1]!.body.params).toMatchObject({ protocolVersion: "2025-11-25", capabilities: { elicitation: { form: {} } }, clientInfo: { name: "toolloop" } });
+    expect(s.log[1]!.body.params).toMatchObject({
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: { form: {} } },
+      clientInfo: { name: "toolloop" },
+    });
     expect(s.log[1]!.headers["mcp-protocol-version"]).toBeUndefined();
     expect(s.log.slice(2).map((r) => r.headers["mcp-protocol-version"])).toEqual(["2025-03-26", "2025-03-26"]);
   });
@@ -66,7 +72,11 @@ describe("mcpTools transport", () => {
   });
 
   it("a stream that ends without the response (and cannot be resumed) is a StreamError", async () => {
-    const s = fakeServer({ initialize: initOK(), "tools/list": listOK, "tools/call": () => sse(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`) });
+    const s = fakeServer({
+      initialize: initOK(),
+      "tools/list": listOK,
+      "tools/call": () => sse(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n`),
+    });
     const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
     await expect(t!.call("{}", ctx)).rejects.toMatchObject({ code: "stream_error", message: expect.stringContaining("ended before the response") });
   });
@@ -78,7 +88,11 @@ describe("mcpTools transport", () => {
         controller.error(new TypeError("socket hang up"));
       },
     });
-    const s = fakeServer({ initialize: initOK(), "tools/list": listOK, "tools/call": () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+    const s = fakeServer({
+      initialize: initOK(),
+      "tools/list": listOK,
+      "tools/call": () => new Response(body, { headers: { "content-type": "text/event-stream" } }),
+    });
     const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
     await expect(t!.call("{}", ctx)).rejects.toMatchObject({ code: "stream_error", message: expect.stringContaining("broke (socket hang up)") });
   });
@@ -98,7 +112,11 @@ describe("mcpTools transport", () => {
     const wrongId = fakeServer({ initialize: (b) => json({ jsonrpc: "2.0", id: b.id + 100, result: {} }) });
     await expect(mcpTools({ url: "http://fake/mcp", fetch: wrongId.fetch })).rejects.toMatchObject({ type: "invalid_response" });
     const batch = fakeServer({
-      initialize: (b) => json([{ jsonrpc: "2.0", id: 999, result: {} }, { jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-03-26" } }]),
+      initialize: (b) =>
+        json([
+          { jsonrpc: "2.0", id: 999, result: {} },
+          { jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-03-26" } },
+        ]),
       "tools/list": listOK,
     });
     expect((await mcpTools({ url: "http://fake/mcp", fetch: batch.fetch })).map((t) => t.name)).toEqual(["t"]);
@@ -116,7 +134,11 @@ describe("mcpTools transport", () => {
               { name: 5 },
               "junk",
               { name: "no_schema" },
-              { name: "draft7", title: "Only a title", inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string" } } } },
+              {
+                name: "draft7",
+                title: "Only a title",
+                inputSchema: { $schema: "http://json-schema.org/draft-07/schema#", properties: { a: { type: "string" } } },
+              },
             ],
           },
         }),
@@ -131,7 +153,8 @@ describe("mcpTools transport", () => {
   it("a remote schema our validator cannot resolve is left to the server; the call still goes out", async () => {
     const s = fakeServer({
       initialize: initOK(),
-      "tools/list": (b) => json({ jsonrpc: "2.0", id: b.id, result: { tools: [{ name: "r", inputSchema: { type: "object", properties: { a: { $ref: "#/x" } } } }] } }),
+      "tools/list": (b) =>
+        json({ jsonrpc: "2.0", id: b.id, result: { tools: [{ name: "r", inputSchema: { type: "object", properties: { a: { $ref: "#/x" } } } }] } }),
       "tools/call": (b) => json({ jsonrpc: "2.0", id: b.id, result: { content: [{ type: "text", text: `got ${JSON.stringify(b.params.arguments)}` }] } }),
     });
     const [t] = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch });
@@ -152,7 +175,10 @@ describe("mcpTools transport", () => {
   });
 
   it("does not put the session id or headers on the Tool objects (nothing secret in JSON)", async () => {
-    const s = fakeServer({ initialize: (b) => json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-06-18" } }, { "mcp-session-id": "sess-xyz" }), "tools/list": listOK });
+    const s = fakeServer({
+      initialize: (b) => json({ jsonrpc: "2.0", id: b.id, result: { protocolVersion: "2025-06-18" } }, { "mcp-session-id": "sess-xyz" }),
+      "tools/list": listOK,
+    });
     const tools = await mcpTools({ url: "http://fake/mcp", fetch: s.fetch, headers: { authorization: "Bearer very-secret" } });
     expect(s.log[2]!.headers["mcp-session-id"]).toBe("sess-xyz");
     expect(JSON.stringify(tools)).not.toMatch(/sess-xyz|very-secret/);
@@ -211,7 +237,9 @@ describe("mcpTools transport", () => {
     let form: StandardJSONSchemaLike | undefined;
     const requestInput = async (q: { schema?: unknown }) => ((form = q.schema as StandardJSONSchemaLike), { age: 41, note: "n" });
     expect(await t!.call("{}", { ...ctx, requestInput } as never)).toBe("ok");
-    await expect.poll(() => s.log.find((r) => r.method === "response")?.body).toEqual({ jsonrpc: "2.0", id: "q1", result: { action: "accept", content: { age: 41, note: "n", name: "Ann" } } });
+    await expect
+      .poll(() => s.log.find((r) => r.method === "response")?.body)
+      .toEqual({ jsonrpc: "2.0", id: "q1", result: { action: "accept", content: { age: 41, note: "n", name: "Ann" } } });
     // The form an answer is checked against: a required field with a default may be left out, one without may not.
     expect(await form!["~standard"].validate({ note: "n" })).toEqual({ value: { note: "n" } });
     expect(await form!["~standard"].validate({ name: "Bo" })).toMatchObject({ issues: [expect.anything()] });

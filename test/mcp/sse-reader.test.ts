@@ -8,12 +8,15 @@ const STREAM =
   ": keep-alive\n\n" +
   'event: message\nid: s1-1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n' +
   'data: {"jsonrpc":"2.0","id":7,\ndata: "result":{"content":[{"type":"text","text":"é ✓"}]}}\r\n\r\n' + // multi-line data, CRLF
-  "event: other\ndata: {\"ignored\":true}\n\n";
+  'event: other\ndata: {"ignored":true}\n\n';
 
 function decode(chunks: string[]) {
   const messages: unknown[] = [];
   const invalid: string[] = [];
-  const reader = createMessageReader((m) => messages.push(m), (d) => invalid.push(d));
+  const reader = createMessageReader(
+    (m) => messages.push(m),
+    (d) => invalid.push(d),
+  );
   for (const c of chunks) reader.feed(c);
   return { messages, invalid, lastEventId: reader.lastEventId, retry: reader.retry };
 }

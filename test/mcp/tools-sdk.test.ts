@@ -1,14 +1,15 @@
 // mcpTools() against the official SDK's McpServer (zod schemas, StreamableHTTPServerTransport
 // on node:http, with sessions): listing, calling over SSE and JSON, errors, name mapping,
 // cancellation, session expiry, pagination and stream resumption.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import * as z from "zod";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger, type Tool, type ToolContext } from "../../src/index.js";
-import { deferred, startSdkServer, type SdkServer } from "./helpers.js";
+import { deferred, type SdkServer, startSdkServer } from "./helpers.js";
 
 const ctx = (signal = new AbortController().signal): ToolContext => ({ signal, callId: "call_1", logger: silentLogger });
 const byName = (tools: Tool[], name: string) => {
@@ -25,10 +26,19 @@ let slowAborted = deferred<unknown>();
 function registerTools(server: McpServer): void {
   server.registerTool(
     "get_weather",
-    { title: "Weather", description: "Current temperature for a city.", inputSchema: { city: z.string().describe("City name."), days: z.number().int().min(1).max(7).optional() } },
+    {
+      title: "Weather",
+      description: "Current temperature for a city.",
+      inputSchema: { city: z.string().describe("City name."), days: z.number().int().min(1).max(7).optional() },
+    },
     async (args) => {
       received.push({ tool: "get_weather", args });
-      return { content: [{ type: "text", text: `${args.city}: 21°C` }, { type: "text", text: "sunny" }] };
+      return {
+        content: [
+          { type: "text", text: `${args.city}: 21°C` },
+          { type: "text", text: "sunny" },
+        ],
+      };
     },
   );
   server.registerTool("files.read", { description: "Reads a file (a dotted name).", inputSchema: { path: z.string() } }, async (args) => {
@@ -42,11 +52,10 @@ function registerTools(server: McpServer): void {
   server.registerTool("throws", { description: "Throws.", inputSchema: {} }, async () => {
     throw new Error("server-side kaboom");
   });
-  server.registerTool(
-    "stats",
-    { description: "Structured only.", inputSchema: {}, outputSchema: { count: z.number(), ok: z.boolean() } },
-    async () => ({ content: [], structuredContent: { count: 3, ok: true } }),
-  );
+  server.registerTool("stats", { description: "Structured only.", inputSchema: {}, outputSchema: { count: z.number(), ok: z.boolean() } }, async () => ({
+    content: [],
+    structuredContent: { count: 3, ok: true },
+  }));
   server.registerTool("slow", { description: "Waits until cancelled.", inputSchema: {} }, async (_args, extra) => {
     slowStarted.resolve();
     await new Promise<void>((resolve) => {
@@ -311,9 +320,21 @@ describe("mcpTools: paging, resuming, odd names, failures", () => {
 
   it("an HTTP error is a ProviderError with the status (never retried for tools/call)", async () => {
     const { serveHandler } = await import("./helpers.js");
-    const server = await serveHandler(async () => new Response('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized"}}', { status: 401, headers: { "content-type": "application/json", "www-authenticate": "Bearer" } }));
+    const server = await serveHandler(
+      async () =>
+        new Response('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthorized"}}', {
+          status: 401,
+          headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
+        }),
+    );
     try {
-      await expect(mcpTools({ url: server.url })).rejects.toMatchObject({ code: "provider_error", provider: "mcp", status: 401, type: "unauthorized", message: expect.stringContaining("Unauthorized") });
+      await expect(mcpTools({ url: server.url })).rejects.toMatchObject({
+        code: "provider_error",
+        provider: "mcp",
+        status: 401,
+        type: "unauthorized",
+        message: expect.stringContaining("Unauthorized"),
+      });
     } finally {
       await server.close();
     }

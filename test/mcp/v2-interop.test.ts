@@ -3,6 +3,8 @@
 // and mcpTools against its createMcpHandler server, including a remote tool that asks for
 // input becoming a pending call of toolloop's suspension. test/mcp/v2-workerd.test.ts runs
 // the same peers in workerd.
+
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpHandler, mcpTools } from "../../adapters/mcp/index.js";
 import { createClient, jsonTool, type ToolMessage } from "../../src/index.js";
@@ -12,7 +14,6 @@ import { allTools } from "./fixtures/tools.js";
 import { v2Handler } from "./fixtures/v2-server.js";
 import { serveHandler } from "./helpers.js";
 import { ctx, mcpToolsSuite, v2Client, v2ClientSuite } from "./v2-suites.js";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 type Served = Awaited<ReturnType<typeof serveHandler>>;
 
@@ -101,7 +102,12 @@ describe("mcpTools in a client: exact remote names behind lower-cased registry k
 
 describe("mcpTools options", () => {
   it("timeout ends a remote call that takes longer with ToolTimeoutError", async () => {
-    const slow = jsonTool({ name: "slow", description: "s", parameters: { type: "object", properties: {} }, run: () => new Promise((r) => setTimeout(() => r("late"), 2000)) });
+    const slow = jsonTool({
+      name: "slow",
+      description: "s",
+      parameters: { type: "object", properties: {} },
+      run: () => new Promise((r) => setTimeout(() => r("late"), 2000)),
+    });
     const served = await serveHandler(mcpHandler({ name: "s", version: "1", tools: [slow] }));
     try {
       const [t] = await mcpTools({ url: served.url, timeout: 100 });

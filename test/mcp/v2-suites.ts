@@ -1,11 +1,11 @@
 // The v2 interop checks shared by Node (v2-interop.test.ts) and workerd (v2-workerd.test.ts).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { mcpTools, type McpToolSet } from "../../adapters/mcp/index.js";
-import { createClient, suspension, type ToolMessage } from "../../src/index.js";
-import { scriptedProvider } from "../../src/testing.js";
+import { type McpToolSet, mcpTools } from "../../adapters/mcp/index.js";
 import { silentLogger } from "../../src/base/log.js";
+import { createClient, suspension, type ToolMessage } from "../../src/index.js";
 import type { StandardJSONSchemaLike } from "../../src/schema/schema.js";
+import { scriptedProvider } from "../../src/testing.js";
 import { PNG } from "./fixtures/v2-server.js";
 
 export const ctx = (extra: Record<string, unknown> = {}) => ({ signal: new AbortController().signal, callId: "c1", logger: silentLogger, ...extra });
@@ -123,7 +123,9 @@ export function mcpToolsSuite(url: () => string) {
   });
 
   it("without ctx.requestInput a remote question is a clear tool error", async () => {
-    await expect(byName("deploy").call('{"env":"prod"}', ctx())).rejects.toThrow(/asks for input \("Deploy to prod\?"\).*createClient\(\{ suspension: suspension\(\{ secret \}\) \}\)/);
+    await expect(byName("deploy").call('{"env":"prod"}', ctx())).rejects.toThrow(
+      /asks for input \("Deploy to prod\?"\).*createClient\(\{ suspension: suspension\(\{ secret \}\) \}\)/,
+    );
   });
 
   it("inside a client the question suspends the run as a pending input call; the answer resumes it", async () => {
@@ -147,4 +149,3 @@ export function mcpToolsSuite(url: () => string) {
     expect(done.text).toBe("tool said: deployed to prod");
   });
 }
-

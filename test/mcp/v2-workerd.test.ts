@@ -31,7 +31,12 @@ describe("mcpTools in workerd ↔ v2 SDK server in Node", () => {
       const report = (await res.json()) as Record<string, unknown>;
       expect(report.names).toEqual(expect.arrayContaining(["Get_Weather", "chart", "deploy"]));
       expect(report.weather).toBe("Kyiv: 21°C");
-      expect(report.chart).toEqual({ content: [{ type: "text", text: "chart:" }, { type: "image", mediaType: "image/png", data: PNG }] });
+      expect(report.chart).toEqual({
+        content: [
+          { type: "text", text: "chart:" },
+          { type: "image", mediaType: "image/png", data: PNG },
+        ],
+      });
       expect(report.deploy).toBe("deployed to edge");
     } finally {
       await served.close();

@@ -553,7 +553,7 @@ export function validateRequest(body: Obj): string | undefined {
     if (isObj(choice) && (choice.type === "any" || choice.type === "tool")) return "Thinking may not be enabled when tool_choice forces tool use.";
     // The turn in progress (the last assistant turn with tool_use) must open with thinking.
     const lastAssistant = [...merged].reverse().find((t) => t.role === "assistant");
-    if (lastAssistant && lastAssistant.blocks.some((e) => e.block.type === "tool_use")) {
+    if (lastAssistant?.blocks.some((e) => e.block.type === "tool_use")) {
       const first = lastAssistant.blocks[0]!;
       if (first.block.type !== "thinking" && first.block.type !== "redacted_thinking") {
         return (
@@ -609,7 +609,8 @@ function validateCacheControl(body: Obj): string | undefined {
   if (marks.length > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`;
   let seen5m = false;
   for (const { at, control, type } of marks) {
-    if (!isObj(control) || control.type !== "ephemeral") return `${at}.cache_control: Input tag found using 'type' does not match any of the expected tags: 'ephemeral'`;
+    if (!isObj(control) || control.type !== "ephemeral")
+      return `${at}.cache_control: Input tag found using 'type' does not match any of the expected tags: 'ephemeral'`;
     if (control.ttl !== undefined && control.ttl !== "5m" && control.ttl !== "1h") return `${at}.cache_control.ttl: Input should be '5m' or '1h'`;
     if (type === "thinking" || type === "redacted_thinking") return `${at}: cache_control cannot be set for thinking blocks`;
     if (control.ttl === "1h" && seen5m) {
@@ -710,7 +711,8 @@ function sniffImage(bytes: Buffer): string | undefined {
 
 function validateImageSource(source: unknown, at: string): string | undefined {
   if (!isObj(source)) return `${at}: Field required`;
-  if (source.type === "url") return typeof source.url === "string" && /^https?:\/\//.test(source.url) ? undefined : `${at}.url.url: Input should be a valid URL`;
+  if (source.type === "url")
+    return typeof source.url === "string" && /^https?:\/\//.test(source.url) ? undefined : `${at}.url.url: Input should be a valid URL`;
   if (source.type !== "base64") return `${at}: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url'`;
   if (!IMAGE_TYPES.includes(String(source.media_type))) {
     return `${at}.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'`;

@@ -141,7 +141,10 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
     const m = /^\/v1beta\/(models\/[^/:]+):(generateContent|streamGenerateContent)$/.exec(url.pathname);
     try {
       if (req.method !== "POST" || !m) {
-        throw new ApiError(404, errorBody(404, `${url.pathname.replace(/^\/v1beta\//, "")} is not found for API version v1beta, or is not supported for this method.`, "NOT_FOUND"));
+        throw new ApiError(
+          404,
+          errorBody(404, `${url.pathname.replace(/^\/v1beta\//, "")} is not found for API version v1beta, or is not supported for this method.`, "NOT_FOUND"),
+        );
       }
       checkKey(req.headers["x-goog-api-key"], url.searchParams.get("key"), apiKey);
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -365,7 +368,11 @@ function splitText(text: string): string[] {
 /** JSON the way Google's stream writes it: `": "` after keys, nothing after commas, <>& escaped. */
 export function wireJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(wireJSON).join(",")}]`;
-  if (isObj(v)) return `{${Object.entries(v).filter(([, x]) => x !== undefined).map(([k, x]) => `${str(k)}: ${wireJSON(x)}`).join(",")}}`;
+  if (isObj(v))
+    return `{${Object.entries(v)
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${str(k)}: ${wireJSON(x)}`)
+      .join(",")}}`;
   return typeof v === "string" ? str(v) : JSON.stringify(v);
 }
 
@@ -393,7 +400,12 @@ function checkKey(header: string | string[] | undefined, query: string | null, a
     throw new ApiError(
       400,
       errorBody(400, message, "INVALID_ARGUMENT", [
-        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID", domain: "googleapis.com", metadata: { service: "generativelanguage.googleapis.com" } },
+        {
+          "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+          reason: "API_KEY_INVALID",
+          domain: "googleapis.com",
+          metadata: { service: "generativelanguage.googleapis.com" },
+        },
         { "@type": "type.googleapis.com/google.rpc.LocalizedMessage", locale: "en-US", message },
       ]),
     );
@@ -432,7 +444,7 @@ function validateRequest(body: Obj, issued: Issued[], model: string): void {
     if (responses.length) {
       const prev = contents[i - 1];
       const prevCalls = prev ? (prev.parts as Obj[]).filter((p) => isObj(p.functionCall)).length : 0;
-      if (!prev || prev.role !== "model" || prevCalls === 0) throw bad("Please ensure that function response turn comes immediately after a function call turn.");
+      if (prev?.role !== "model" || prevCalls === 0) throw bad("Please ensure that function response turn comes immediately after a function call turn.");
     }
     if (!calls.length) return;
     const next = contents[i + 1];
@@ -534,7 +546,8 @@ function checkMedia(p: Obj, at: string, model: string, bad: (m: string) => ApiEr
       if (!isObj(fp) || !isObj(fp.inlineData)) throw bad(`* GenerateContentRequest.${at}.function_response.parts[${k}]: inline_data must be set.\n`);
       const { mimeType, data } = fp.inlineData;
       if (typeof mimeType !== "string" || !FUNCTION_RESPONSE_TYPES.has(mimeType)) throw unsupported(mimeType);
-      if (typeof data !== "string" || data === "") throw bad(`* GenerateContentRequest.${at}.function_response.parts[${k}].inline_data.data: data must not be empty.\n`);
+      if (typeof data !== "string" || data === "")
+        throw bad(`* GenerateContentRequest.${at}.function_response.parts[${k}].inline_data.data: data must not be empty.\n`);
     }
   }
 }
@@ -562,7 +575,8 @@ function unresolvedRef(root: unknown): string | undefined {
     if (typeof node.$ref === "string") {
       const ref = node.$ref;
       let target: unknown = names.has(ref) ? {} : ref === "#" || ref.startsWith("#/") ? root : undefined;
-      for (const seg of ref.startsWith("#/") ? ref.slice(2).split("/") : []) target = isObj(target) ? target[seg.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+      for (const seg of ref.startsWith("#/") ? ref.slice(2).split("/") : [])
+        target = isObj(target) ? target[seg.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
       if (target === undefined) return path.join(".") || ".";
     }
     for (const [k, v] of Object.entries(node)) {
@@ -602,7 +616,8 @@ function deref(schema: Obj): { name: string | undefined; schema: Obj } {
   let s = schema;
   let name: string | undefined;
   for (;;) {
-    const ref = typeof s.$ref === "string" ? s.$ref : Array.isArray(s.allOf) && isObj(s.allOf[0]) && typeof s.allOf[0].$ref === "string" ? s.allOf[0].$ref : undefined;
+    const ref =
+      typeof s.$ref === "string" ? s.$ref : Array.isArray(s.allOf) && isObj(s.allOf[0]) && typeof s.allOf[0].$ref === "string" ? s.allOf[0].$ref : undefined;
     if (!ref) return { name, schema: s };
     name = ref.split("/").pop()!;
     s = spec().schemas[name]!;
@@ -610,8 +625,7 @@ function deref(schema: Obj): { name: string | undefined; schema: Obj } {
 }
 
 function walkSpec(value: unknown, typeName: string | undefined, schema: Obj, path: string, out: Violation[]): void {
-  const invalid = (kind: string) =>
-    out.push({ field: path, description: `Invalid value at '${path}' (${kind}), ${JSON.stringify(value)}` });
+  const invalid = (kind: string) => out.push({ field: path, description: `Invalid value at '${path}' (${kind}), ${JSON.stringify(value)}` });
   if (isObj(schema.properties)) {
     if (!isObj(value)) return void invalid(`type.googleapis.com/google.ai.generativelanguage.v1beta.${typeName ?? "Message"}`);
     const props = schema.properties as Record<string, Obj>;
@@ -621,7 +635,9 @@ function walkSpec(value: unknown, typeName: string | undefined, schema: Obj, pat
       if (!prop) {
         out.push({
           field: path,
-          description: path ? `Invalid JSON payload received. Unknown name "${key}" at '${path}': Cannot find field.` : `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`,
+          description: path
+            ? `Invalid JSON payload received. Unknown name "${key}" at '${path}': Cannot find field.`
+            : `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`,
         });
         continue;
       }
@@ -714,7 +730,11 @@ function lastUserText(body: Obj): string | undefined {
 /** JSON with sorted keys, so args compare by value. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  if (isObj(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 

@@ -69,11 +69,7 @@ export interface OpenAIChatMockOptions extends OpenAIMockOptions {
 }
 
 /** An OpenAI error reply: {error:{message,type,param,code}}. */
-export function openAIError(
-  status: number,
-  message: string,
-  options: { type?: string; param?: string | null; code?: string | null } = {},
-): RawReply {
+export function openAIError(status: number, message: string, options: { type?: string; param?: string | null; code?: string | null } = {}): RawReply {
   return {
     status,
     body: { error: { message, type: options.type ?? "invalid_request_error", param: options.param ?? null, code: options.code ?? null } },
@@ -241,11 +237,17 @@ export async function startOpenAIMockServer(config: MockServerConfig): Promise<O
       }
       checkAuth(headers.authorization, options.apiKey);
       if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        reject("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)");
+        reject(
+          "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+        );
       }
       const body = parsed as Record<string, unknown>;
       if (typeof body.model !== "string" || body.model === "") reject("you must provide a model parameter", "model");
-      send(res, config.handle(body, () => nextTurn(body)), cors);
+      send(
+        res,
+        config.handle(body, () => nextTurn(body)),
+        cors,
+      );
     } catch (err) {
       if (err instanceof Reject) return send(res, err.reply, cors);
       throw err;
@@ -294,9 +296,28 @@ function context(path: string[]): string {
 }
 
 const STRICT_KEYWORDS = new Set([
-  "type", "enum", "const", "description", "title", "pattern", "format", "multipleOf", "minimum", "maximum",
-  "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "properties", "required",
-  "additionalProperties", "items", "anyOf", "$ref", "$defs", "definitions",
+  "type",
+  "enum",
+  "const",
+  "description",
+  "title",
+  "pattern",
+  "format",
+  "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "anyOf",
+  "$ref",
+  "$defs",
+  "definitions",
 ]);
 
 /** What the API says about a function schema it rejects, or undefined when it takes it. */
@@ -429,7 +450,17 @@ function answerChat(body: Record<string, unknown>, nextTurn: () => MockTurn, opt
   sse.push(chunk({}, finish));
   if (withUsage) {
     sse.push(
-      sseData({ id, object: "chat.completion.chunk", created, model, service_tier: "default", system_fingerprint: "fp_mock", choices: [], usage, obfuscation: "mock" }),
+      sseData({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model,
+        service_tier: "default",
+        system_fingerprint: "fp_mock",
+        choices: [],
+        usage,
+        obfuscation: "mock",
+      }),
     );
   }
   sse.push("data: [DONE]\n\n");
@@ -459,9 +490,14 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
     if (!Array.isArray(tools)) reject("Invalid type for 'tools': expected an array.", "tools", "invalid_type");
     tools.forEach((t, i) => {
       const fn = (t as { type?: unknown; function?: Record<string, unknown> }).function;
-      if ((t as { type?: unknown }).type !== "function" || !fn) reject(`Missing required parameter: 'tools[${i}].function'.`, `tools[${i}].function`, "missing_required_parameter");
+      if ((t as { type?: unknown }).type !== "function" || !fn)
+        reject(`Missing required parameter: 'tools[${i}].function'.`, `tools[${i}].function`, "missing_required_parameter");
       if (typeof fn.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(fn.name)) {
-        reject(`Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${i}].function.name`, "invalid_value");
+        reject(
+          `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          `tools[${i}].function.name`,
+          "invalid_value",
+        );
       }
       const problem = fn.parameters === undefined ? undefined : schemaError(fn.parameters, fn.strict === true);
       if (problem) reject(`Invalid schema for function '${fn.name}': ${problem}`, `tools[${i}].function.parameters`, "invalid_function_parameters");
@@ -474,12 +510,15 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
   if (body.tool_choice !== undefined && hasTools) {
     const choice = body.tool_choice as unknown;
     if (typeof choice === "string") {
-      if (!["none", "auto", "required"].includes(choice)) reject(`Invalid value: '${choice}'. Supported values are: 'none', 'auto', and 'required'.`, "tool_choice", "invalid_value");
+      if (!["none", "auto", "required"].includes(choice))
+        reject(`Invalid value: '${choice}'. Supported values are: 'none', 'auto', and 'required'.`, "tool_choice", "invalid_value");
     } else {
       const c = choice as { type?: unknown; function?: { name?: unknown } };
-      if (c.type !== "function" || typeof c.function?.name !== "string") reject("Missing required parameter: 'tool_choice.function.name'.", "tool_choice.function.name", "missing_required_parameter");
+      if (c.type !== "function" || typeof c.function?.name !== "string")
+        reject("Missing required parameter: 'tool_choice.function.name'.", "tool_choice.function.name", "missing_required_parameter");
       const names = (tools as { function?: { name?: unknown } }[]).map((t) => t.function?.name);
-      if (!names.includes(c.function.name)) reject(`Invalid value for 'tool_choice': tool '${c.function.name}' not found in 'tools' list.`, "tool_choice", null);
+      if (!names.includes(c.function.name))
+        reject(`Invalid value for 'tool_choice': tool '${c.function.name}' not found in 'tools' list.`, "tool_choice", null);
     }
   }
   if (body.parallel_tool_calls !== undefined && !hasTools) {
@@ -488,7 +527,8 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
   const format = body.response_format as { type?: unknown; json_schema?: Record<string, unknown> } | undefined;
   if (format !== undefined && format.type === "json_schema") {
     const js = format.json_schema;
-    if (!js || typeof js.name !== "string") reject("Missing required parameter: 'response_format.json_schema.name'.", "response_format.json_schema.name", "missing_required_parameter");
+    if (!js || typeof js.name !== "string")
+      reject("Missing required parameter: 'response_format.json_schema.name'.", "response_format.json_schema.name", "missing_required_parameter");
     const problem = formatSchemaError(js.schema, js.strict === true);
     if (problem) reject(`Invalid schema for response_format '${js.name}': ${problem}`, "response_format", "invalid_json_schema");
   }
@@ -501,15 +541,22 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
     const msg = m as Record<string, unknown>;
     const role = msg.role;
     if (!["system", "developer", "user", "assistant", "tool"].includes(role as string)) {
-      reject(`Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${i}].role`, "invalid_value");
+      reject(
+        `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`,
+        `messages[${i}].role`,
+        "invalid_value",
+      );
     }
     if (role === "tool") {
-      if (!inToolRun) reject("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
+      if (!inToolRun)
+        reject("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
       const id = msg.tool_call_id;
-      if (typeof id !== "string") reject(`Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, "missing_required_parameter");
+      if (typeof id !== "string")
+        reject(`Missing required parameter: 'messages[${i}].tool_call_id'.`, `messages[${i}].tool_call_id`, "missing_required_parameter");
       pending = pending.filter((p) => p !== id);
       if (Array.isArray(msg.content)) checkChatParts(msg.content, i, "tool");
-      else if (typeof msg.content !== "string") reject(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, "invalid_type");
+      else if (typeof msg.content !== "string")
+        reject(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects.`, `messages[${i}].content`, "invalid_type");
       return;
     }
     if (pending.length > 0) {
@@ -529,7 +576,11 @@ function validateChat(body: Record<string, unknown>, options: OpenAIChatMockOpti
         reject(`Invalid value for 'content': expected a string, got null.`, `messages.[${i}].content`);
       }
     } else if (typeof msg.content !== "string" && !Array.isArray(msg.content)) {
-      reject(`Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${msg.content === null ? "null" : typeof msg.content} instead.`, `messages[${i}].content`, "invalid_type");
+      reject(
+        `Invalid type for 'messages[${i}].content': expected one of a string or array of objects, but got ${msg.content === null ? "null" : typeof msg.content} instead.`,
+        `messages[${i}].content`,
+        "invalid_type",
+      );
     }
     if (Array.isArray(msg.content)) checkChatParts(msg.content, i, role as string);
   });
@@ -553,19 +604,29 @@ const PART_TYPES: Record<string, string[]> = {
 /** Content parts the way the API checks them, with its error texts. */
 function checkChatParts(parts: unknown[], i: number, role: string): void {
   const allowed = PART_TYPES[role] ?? ["text"];
-  if (parts.length === 0 && role === "tool") reject(`Invalid 'messages[${i}].content': empty array. Expected an array with minimum length 1, but got an empty array instead.`, `messages[${i}].content`, "empty_array");
+  if (parts.length === 0 && role === "tool")
+    reject(
+      `Invalid 'messages[${i}].content': empty array. Expected an array with minimum length 1, but got an empty array instead.`,
+      `messages[${i}].content`,
+      "empty_array",
+    );
   parts.forEach((raw, j) => {
     const where = `messages[${i}].content[${j}]`;
     const part = raw as Record<string, unknown>;
     if (!allowed.includes(part.type as string)) {
       reject(`Invalid value: '${String(part.type)}'. Supported values are: ${allowed.map((t) => `'${t}'`).join(", ")}.`, `${where}.type`, "invalid_value");
     }
-    if (part.type === "text" && typeof part.text !== "string") reject(`Missing required parameter: '${where}.text'.`, `${where}.text`, "missing_required_parameter");
+    if (part.type === "text" && typeof part.text !== "string")
+      reject(`Missing required parameter: '${where}.text'.`, `${where}.text`, "missing_required_parameter");
     if (part.type === "image_url") {
       const url = (part.image_url as { url?: unknown } | undefined)?.url;
       if (typeof url !== "string") reject(`Missing required parameter: '${where}.image_url.url'.`, `${where}.image_url.url`, "missing_required_parameter");
       if (!/^https?:\/\//.test(url) && !/^data:image\/(png|jpeg|jpg|webp|gif);base64,[A-Za-z0-9+/=]*$/.test(url)) {
-        reject("Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.", `${where}.image_url.url`, "invalid_image_url");
+        reject(
+          "Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.",
+          `${where}.image_url.url`,
+          "invalid_image_url",
+        );
       }
     }
     if (part.type === "file") {
@@ -573,7 +634,8 @@ function checkChatParts(parts: unknown[], i: number, role: string): void {
       if (typeof file.file_data !== "string" && typeof file.file_id !== "string") {
         reject(`Missing required parameter: '${where}.file.file_data' or '${where}.file.file_id'.`, `${where}.file`, "missing_required_parameter");
       }
-      if ("file_url" in file || "url" in file) reject(`Unrecognized request argument supplied: ${where}.file.${"file_url" in file ? "file_url" : "url"}`, `${where}.file`, "unrecognized_argument");
+      if ("file_url" in file || "url" in file)
+        reject(`Unrecognized request argument supplied: ${where}.file.${"file_url" in file ? "file_url" : "url"}`, `${where}.file`, "unrecognized_argument");
       if (typeof file.file_data === "string" && !/^data:application\/pdf;base64,[A-Za-z0-9+/=]*$/.test(file.file_data)) {
         reject("Invalid file data: expected a base64 data URL of a PDF file (data:application/pdf;base64,...).", `${where}.file.file_data`, "invalid_value");
       }

@@ -9,16 +9,16 @@ import {
   estimateTokens,
   formatSchemaError,
   fragments,
+  type MockTurn,
   mockId,
+  type OpenAIMock,
+  type OpenAIMockOptions,
+  type RawReply,
   reject,
   schemaError,
   sseEvent,
   startOpenAIMockServer,
   words,
-  type MockTurn,
-  type OpenAIMock,
-  type OpenAIMockOptions,
-  type RawReply,
 } from "./openai-chat.js";
 
 export type { MockTurn, OpenAIMock, RawReply } from "./openai-chat.js";
@@ -199,9 +199,14 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
     tools.forEach((t, i) => {
       const tool = t as Item;
       if (tool.type === "web_search" || tool.type === "web_search_preview") return;
-      if (tool.type !== "function") reject(`Invalid value: '${String(tool.type)}'. Supported values are: 'function', 'web_search', ...`, `tools[${i}].type`, "invalid_value");
+      if (tool.type !== "function")
+        reject(`Invalid value: '${String(tool.type)}'. Supported values are: 'function', 'web_search', ...`, `tools[${i}].type`, "invalid_value");
       if (typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
-        reject(`Invalid 'tools[${i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, `tools[${i}].name`, "invalid_value");
+        reject(
+          `Invalid 'tools[${i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+          `tools[${i}].name`,
+          "invalid_value",
+        );
       }
       // The Responses API treats a function without `strict` as strict.
       const problem = schemaError(tool.parameters, tool.strict !== false);
@@ -248,7 +253,11 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
     switch (type) {
       case "message":
         if (!["user", "assistant", "system", "developer"].includes(item.role as string)) {
-          reject(`Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`, `input[${i}].role`, "invalid_value");
+          reject(
+            `Invalid value: '${String(item.role)}'. Supported values are: 'assistant', 'system', 'developer', and 'user'.`,
+            `input[${i}].role`,
+            "invalid_value",
+          );
         }
         if (typeof item.content !== "string" && !Array.isArray(item.content)) {
           reject(`Invalid type for 'input[${i}].content': expected one of a string or array of input items.`, `input[${i}].content`, "invalid_type");
@@ -285,7 +294,8 @@ function validateResponses(body: Record<string, unknown>, stored: Set<string>, e
         break;
       }
       case "web_search_call":
-        if (typeof item.id !== "string" || typeof item.status !== "string") reject(`Missing required parameter: 'input[${i}].id'.`, `input[${i}]`, "missing_required_parameter");
+        if (typeof item.id !== "string" || typeof item.status !== "string")
+          reject(`Missing required parameter: 'input[${i}].id'.`, `input[${i}]`, "missing_required_parameter");
         break;
       default:
         reject(`Invalid value: '${String(type)}'.`, `input[${i}].type`, "invalid_value");
@@ -309,9 +319,14 @@ function checkInputParts(parts: unknown[], where: string): void {
         break;
       case "input_image": {
         const url = part.image_url;
-        if (typeof url !== "string" && typeof part.file_id !== "string") reject(`Missing required parameter: '${at}.image_url'.`, `${at}.image_url`, "missing_required_parameter");
+        if (typeof url !== "string" && typeof part.file_id !== "string")
+          reject(`Missing required parameter: '${at}.image_url'.`, `${at}.image_url`, "missing_required_parameter");
         if (typeof url === "string" && !/^https?:\/\//.test(url) && !IMAGE_DATA_URL.test(url)) {
-          reject("Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.", `${at}.image_url`, "invalid_image_url");
+          reject(
+            "Invalid image URL: the URL must be an http(s) URL or a base64 data URL of a PNG, JPEG, WEBP or GIF image.",
+            `${at}.image_url`,
+            "invalid_image_url",
+          );
         }
         if (part.detail !== undefined && !["auto", "low", "high", "original"].includes(part.detail as string)) {
           reject(`Invalid value: '${String(part.detail)}'. Supported values are: 'low', 'high', 'auto' and 'original'.`, `${at}.detail`, "invalid_value");
@@ -322,7 +337,8 @@ function checkInputParts(parts: unknown[], where: string): void {
         const sources = ["file_data", "file_id", "file_url"].filter((k) => typeof part[k] === "string");
         if (sources.length !== 1) reject(`Invalid '${at}': exactly one of 'file_data', 'file_id' or 'file_url' must be provided.`, at, "invalid_value");
         if (typeof part.file_data === "string") {
-          if (!/^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]*$/.test(part.file_data)) reject("Invalid file data: expected a base64 data URL.", `${at}.file_data`, "invalid_value");
+          if (!/^data:[\w.+-]+\/[\w.+-]+;base64,[A-Za-z0-9+/=]*$/.test(part.file_data))
+            reject("Invalid file data: expected a base64 data URL.", `${at}.file_data`, "invalid_value");
           if (typeof part.filename !== "string") reject(`Missing required parameter: '${at}.filename'.`, `${at}.filename`, "missing_required_parameter");
         }
         if (typeof part.file_url === "string" && !/^https?:\/\//.test(part.file_url)) reject("Invalid file URL.", `${at}.file_url`, "invalid_value");

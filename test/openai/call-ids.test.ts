@@ -1,12 +1,13 @@
 // Tool-call ids on the wire are unique over the whole conversation a request carries, on both
 // OpenAI APIs: servers that number calls call_0 in every step, and histories moved from
 // another provider, would otherwise send the same id twice (issue 11).
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Message } from "../../src/index.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { wireCallIds } from "../../adapters/openai/call-ids.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { createClient, type Message, tool } from "../../src/index.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 
 const KEY = "sk-test-callids-7a7a7a7a";
@@ -37,7 +38,12 @@ function responsesIds(b: ResponsesBody): { calls: string[]; results: string[] } 
 const callZeroEveryStep = [
   { toolCalls: [{ id: "call_0", name: "echo", input: { n: 1 } }] },
   { toolCalls: [{ id: "call_0", name: "echo", input: { n: 2 } }] },
-  { toolCalls: [{ id: "call_0", name: "echo", input: { n: 3 } }, { id: "call_0", name: "echo", input: { n: 4 } }] },
+  {
+    toolCalls: [
+      { id: "call_0", name: "echo", input: { n: 3 } },
+      { id: "call_0", name: "echo", input: { n: 4 } },
+    ],
+  },
   { text: "done" },
 ];
 
@@ -75,10 +81,28 @@ describe("tool-call ids are unique over the conversation on the wire", () => {
   it("a history moved from another provider with twin ids is renamed consistently", async () => {
     const history: Message[] = [
       { role: "user", content: "go" },
-      { role: "assistant", content: "", toolCalls: [{ id: "toolu_1", name: "echo", arguments: '{"n":1}' }], providerData: { provider: "claude", value: [{ type: "thinking" }] } },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "toolu_1", name: "echo", arguments: '{"n":1}' }],
+        providerData: { provider: "claude", value: [{ type: "thinking" }] },
+      },
       { role: "tool", results: [{ callId: "toolu_1", name: "echo", output: "one", isError: false }] },
-      { role: "assistant", content: "", toolCalls: [{ id: "toolu_1", name: "echo", arguments: '{"n":2}' }, { id: "", name: "echo", arguments: '{"n":3}' }] },
-      { role: "tool", results: [{ callId: "toolu_1", name: "echo", output: "two", isError: false }, { callId: "", name: "echo", output: "three", isError: false }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "toolu_1", name: "echo", arguments: '{"n":2}' },
+          { id: "", name: "echo", arguments: '{"n":3}' },
+        ],
+      },
+      {
+        role: "tool",
+        results: [
+          { callId: "toolu_1", name: "echo", output: "two", isError: false },
+          { callId: "", name: "echo", output: "three", isError: false },
+        ],
+      },
     ];
     const chat = await startOpenAIChatMock({ apiKey: KEY, script: [{ text: "ok" }] });
     const resp = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ text: "ok" }] });

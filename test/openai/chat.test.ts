@@ -1,10 +1,11 @@
 // Full loops through createClient against the Chat Completions mock over real HTTP:
 // openaiChat() and openaiCompatible().
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, jsonTool, tool, webSearch, type StreamEvent } from "../../src/index.js";
-import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
-import { startOpenAIChatMock, sseData, type OpenAIChatMockOptions, type OpenAIMock } from "../mock/openai-chat.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { type openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
+import { createClient, jsonTool, type StreamEvent, tool, webSearch } from "../../src/index.js";
+import { type OpenAIChatMockOptions, type OpenAIMock, sseData, startOpenAIChatMock } from "../mock/openai-chat.js";
 
 const KEY = "sk-test-chat-4f8a9c2b1d";
 const mocks: OpenAIMock[] = [];
@@ -103,7 +104,11 @@ describe("openaiChat() loops", () => {
     const client = createClient({ provider: provider(m), tools: [getWeather, getTime], parallelTools: true });
     expect(await client.chat("Three things")).toBe("Done.");
     expect(body(m, 0).parallel_tool_calls).toBe(true);
-    expect(body(m, 1).messages.filter((x) => x.role === "tool").map((x) => x.tool_call_id)).toEqual(["call_1", "call_2", "call_3"]);
+    expect(
+      body(m, 1)
+        .messages.filter((x) => x.role === "tool")
+        .map((x) => x.tool_call_id),
+    ).toEqual(["call_1", "call_2", "call_3"]);
     expect(calls.sort()).toEqual(['weather:{"city":"Oslo","unit":"f"}', 'weather:{"city":"Rome"}', "time:Lima"].sort());
   });
 
@@ -119,7 +124,10 @@ describe("openaiChat() loops", () => {
 
   it("streams text and tool-call deltas, then the events of the loop", async () => {
     const m = await mock({
-      script: [{ text: "Checking.", toolCalls: [{ id: "call_s", name: "get_weather", input: { city: "Bergen", unit: null } }] }, { text: "It is 21 degrees in Bergen." }],
+      script: [
+        { text: "Checking.", toolCalls: [{ id: "call_s", name: "get_weather", input: { city: "Bergen", unit: null } }] },
+        { text: "It is 21 degrees in Bergen." },
+      ],
     });
     const client = createClient({ provider: provider(m), tools: [getWeather] });
     const events = await collect(client.stream("Weather in Bergen?"));
@@ -138,7 +146,10 @@ describe("openaiChat() loops", () => {
       "step-finish",
       "finish",
     ]);
-    const text = events.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("");
+    const text = events
+      .filter((e) => e.type === "text-delta")
+      .map((e) => (e as { text: string }).text)
+      .join("");
     expect(text).toBe("Checking.It is 21 degrees in Bergen.");
     // deltas are what the model wrote; the call the loop runs has the strict null mapped back
     const toolCall = events.find((e) => e.type === "tool-call") as Extract<StreamEvent, { type: "tool-call" }>;
@@ -207,7 +218,9 @@ describe("openaiChat() loops", () => {
     // minLength has no strict form: that tool goes non-strict with its schema as written
     expect(tools[1]!.function.strict).toBe(false);
     expect(tools[1]!.function.parameters).toEqual(named.parameters);
-    const results = body(m, 1).messages.filter((x) => x.role === "tool").map((x) => x.content);
+    const results = body(m, 1)
+      .messages.filter((x) => x.role === "tool")
+      .map((x) => x.content);
     expect(results).toEqual(['{"city":"Paris","temp":21,"unit":"c"}', "ok"]);
     expect(client.history[1]).toMatchObject({ toolCalls: [{ arguments: '{"city":"Paris"}' }, { arguments: '{"from":"a","to":"b"}' }] });
     expect(seen).toEqual([{ from: "a", to: "b" }]);
@@ -320,7 +333,14 @@ describe("errors and retries (chat)", () => {
         () => undefined,
         (e: unknown) => e,
       );
-    expect(err).toMatchObject({ code: "provider_error", name: "ProviderError", status: 401, type: "invalid_request_error", provider: "openai", retryable: false });
+    expect(err).toMatchObject({
+      code: "provider_error",
+      name: "ProviderError",
+      status: 401,
+      type: "invalid_request_error",
+      provider: "openai",
+      retryable: false,
+    });
     expect((err as { requestId: string }).requestId).toMatch(/^req_mock/);
     for (const text of [String(err), (err as Error).message, JSON.stringify(err), (err as Error).stack ?? ""]) {
       expect(text).not.toContain("sk-wrong-key-77777777");
@@ -344,7 +364,11 @@ describe("errors and retries (chat)", () => {
 
   it("gives up after maxRetries with the last 429 as a typed error", async () => {
     const m = await mock();
-    const limited = { status: 429, headers: { "retry-after-ms": "1", "x-request-id": "req_limited" }, body: { error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } } };
+    const limited = {
+      status: 429,
+      headers: { "retry-after-ms": "1", "x-request-id": "req_limited" },
+      body: { error: { message: "Rate limit reached", type: "requests", param: null, code: "rate_limit_exceeded" } },
+    };
     m.enqueue(limited);
     m.enqueue(limited);
     const err = await createClient({ provider: provider(m, { maxRetries: 1 }) })
@@ -369,7 +393,10 @@ describe("errors and retries (chat)", () => {
 
   it("a stream that stalls fails with IdleTimeoutError (provider option or client override)", async () => {
     const m = await mock();
-    const stall = { hold: true, sse: [sseData({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }] })] };
+    const stall = {
+      hold: true,
+      sse: [sseData({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "Hel" }, finish_reason: null }] })],
+    };
     m.enqueue(stall);
     m.enqueue(stall);
     await expect(collect(createClient({ provider: provider(m, { idleTimeout: 40 }) }).stream("a"))).rejects.toMatchObject({ code: "idle_timeout", ms: 40 });
@@ -397,7 +424,10 @@ describe("openaiCompatible()", () => {
     openaiCompatible({ baseURL: m.url, model: "llama3.1", apiKey: KEY, maxRetries: 0, ...extra });
 
   it("by default sends no parallel_tool_calls and no strict, so a server without them works", async () => {
-    const m = await mock({ rejectParallelToolCalls: true, script: [{ toolCalls: [{ id: "t1", name: "get_time", input: { city: "Oslo" } }] }, { text: "noon" }] });
+    const m = await mock({
+      rejectParallelToolCalls: true,
+      script: [{ toolCalls: [{ id: "t1", name: "get_time", input: { city: "Oslo" } }] }, { text: "noon" }],
+    });
     expect(await createClient({ provider: compatible(m), tools: [getTime] }).chat("time?")).toBe("noon");
     const fn = body(m, 0).tools![0]!.function;
     expect(fn).toEqual({ name: "get_time", description: "Local time in a city.", parameters: getTime.parameters });
@@ -437,9 +467,24 @@ describe("openaiCompatible()", () => {
     expect(p.name).toBe("ollama");
     expect(JSON.stringify(p)).toBe('{"name":"ollama","model":"llama3.1"}');
     await createClient({ provider: p, systemPrompt: "sys" }).chat("hi");
-    expect(body(m, 0)).toMatchObject({ max_tokens: 10, messages: [{ role: "system", content: "sys" }, { role: "user", content: "hi" }] });
-    await createClient({ provider: compatible(m, { compat: { developerRole: true, maxCompletionTokens: true }, maxOutputTokens: 10 }), systemPrompt: "sys" }).chat("hi");
-    expect(body(m, 1)).toMatchObject({ max_completion_tokens: 10, messages: [{ role: "developer", content: "sys" }, { role: "user", content: "hi" }] });
+    expect(body(m, 0)).toMatchObject({
+      max_tokens: 10,
+      messages: [
+        { role: "system", content: "sys" },
+        { role: "user", content: "hi" },
+      ],
+    });
+    await createClient({
+      provider: compatible(m, { compat: { developerRole: true, maxCompletionTokens: true }, maxOutputTokens: 10 }),
+      systemPrompt: "sys",
+    }).chat("hi");
+    expect(body(m, 1)).toMatchObject({
+      max_completion_tokens: 10,
+      messages: [
+        { role: "developer", content: "sys" },
+        { role: "user", content: "hi" },
+      ],
+    });
   });
 
   it("works without a key against a local server, and refuses webSearch when the tools are set (no standard for it)", async () => {

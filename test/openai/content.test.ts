@@ -3,13 +3,14 @@
 // OpenAPI document and against mocks that refuse what the API refuses; parts an API cannot
 // take fail before anything is sent; a history with media survives JSON and moves in from
 // another provider.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type Message } from "../../src/index.js";
-import type { ContentPart } from "../../src/conversation/messages.js";
-import { toolOutput } from "../../src/tools/tool.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import type { ContentPart } from "../../src/conversation/messages.js";
+import { createClient, type Message, tool } from "../../src/index.js";
+import { toolOutput } from "../../src/tools/tool.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { specValidator } from "./support/openapi.js";
 
@@ -124,11 +125,23 @@ describe.each([false, true])("Chat Completions content parts (stream: %s)", (str
     it(`${label} out of a tool: text in the tool message, the media in one user message after the step's tool messages`, async () => {
       const m = await startOpenAIChatMock({
         apiKey: KEY,
-        script: [{ toolCalls: [{ id: "call_a", name: "snapshot", input: {} }, { id: "call_b", name: "plain", input: {} }, { id: "call_c", name: "snapshot", input: {} }] }, { text: "nice" }],
+        script: [
+          {
+            toolCalls: [
+              { id: "call_a", name: "snapshot", input: {} },
+              { id: "call_b", name: "plain", input: {} },
+              { id: "call_c", name: "snapshot", input: {} },
+            ],
+          },
+          { text: "nice" },
+        ],
       });
       mocks.push(m);
       const plain = tool({ name: "plain", description: "Text only.", input: v.object({}), run: async () => "just text" });
-      const client = createClient({ provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 }), tools: [snapshotTool(part), plain] });
+      const client = createClient({
+        provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 }),
+        tools: [snapshotTool(part), plain],
+      });
       expect(await drive(client, "Snap it.", stream)).toBe("nice");
       const b = m.requests[1]!.body as ChatBody;
       expectValid(validateChat(b), label);
@@ -148,8 +161,18 @@ describe.each([false, true])("Chat Completions content parts (stream: %s)", (str
 describe("what an API cannot take fails before sending", () => {
   const cases: { what: string; api: "chat" | "responses" | "compatible"; part: ContentPart; message: RegExp }[] = [
     { what: "Chat Completions: a file by URL (the API has no file URL field)", api: "chat", part: PARTS["file (url)"]!, message: /base64 data only/ },
-    { what: "Chat Completions: a non-PDF file", api: "chat", part: { type: "file", mediaType: "text/csv", data: "YSxiCg==", filename: "t.csv" }, message: /PDF files only/ },
-    { what: "an image type OpenAI does not list", api: "responses", part: { type: "image", mediaType: "image/tiff", data: "AAAA" }, message: /PNG, JPEG, WEBP and GIF/ },
+    {
+      what: "Chat Completions: a non-PDF file",
+      api: "chat",
+      part: { type: "file", mediaType: "text/csv", data: "YSxiCg==", filename: "t.csv" },
+      message: /PDF files only/,
+    },
+    {
+      what: "an image type OpenAI does not list",
+      api: "responses",
+      part: { type: "image", mediaType: "image/tiff", data: "AAAA" },
+      message: /PNG, JPEG, WEBP and GIF/,
+    },
     { what: "an image sent as a file", api: "responses", part: { type: "file", mediaType: "image/png", data: PNG }, message: /image parts/ },
     { what: "audio as a file", api: "responses", part: { type: "file", mediaType: "audio/mpeg", data: "AAAA" }, message: /not audio or video/ },
     { what: "a compatible server not declared to see images", api: "compatible", part: PARTS["image (base64)"]!, message: /compat: \{ vision: true \}/ },
@@ -197,7 +220,10 @@ describe("what an API cannot take fails before sending", () => {
       },
     ]);
     // the history keeps the image (another provider may take it)
-    expect((client.history[2] as Extract<Message, { role: "tool" }>).results[0]!.content).toEqual([{ type: "text", text: "here it is" }, PARTS["image (base64)"]]);
+    expect((client.history[2] as Extract<Message, { role: "tool" }>).results[0]!.content).toEqual([
+      { type: "text", text: "here it is" },
+      PARTS["image (base64)"],
+    ]);
   });
 });
 
@@ -220,7 +246,12 @@ describe("the mocks refuse what the API refuses", () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { param: string } }).error.param).toBe("messages[2].content[0].type");
     // and the spec says the same
-    expect(validateChat({ model: "gpt-4o", messages: [{ role: "tool", tool_call_id: "c1", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }] })).not.toEqual([]);
+    expect(
+      validateChat({
+        model: "gpt-4o",
+        messages: [{ role: "tool", tool_call_id: "c1", content: [{ type: "image_url", image_url: { url: "https://x/y.png" } }] }],
+      }),
+    ).not.toEqual([]);
   });
 
   it("Responses: an unknown part type in a function_call_output array", async () => {
@@ -244,7 +275,10 @@ describe("the mocks refuse what the API refuses", () => {
 
 describe("histories with media", () => {
   it("survive JSON: save, a new client resumes with createClient({ history }) and sends the same parts", async () => {
-    const m = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ toolCalls: [{ id: "call_1", name: "snapshot", input: {} }] }, { text: "got it" }, { text: "still there" }] });
+    const m = await startOpenAIResponsesMock({
+      apiKey: KEY,
+      script: [{ toolCalls: [{ id: "call_1", name: "snapshot", input: {} }] }, { text: "got it" }, { text: "still there" }],
+    });
     mocks.push(m);
     const provider = openai({ apiKey: KEY, baseURL: m.url, model: "gpt-5-mini", maxRetries: 0 });
     const first = createClient({ provider, tools: [snapshotTool(PARTS["image (base64)"]!)] });
@@ -267,15 +301,30 @@ describe("histories with media", () => {
         toolCalls: [{ id: "toolu_01A", name: "zoom", arguments: '{"factor":2}' }],
         providerData: { provider: "claude", value: [{ type: "thinking", thinking: "hm", signature: "sig" }] },
       },
-      { role: "tool", results: [{ callId: "toolu_01A", name: "zoom", output: "zoomed\n[image image/png]", isError: false, content: [{ type: "text", text: "zoomed" }, PARTS["image (base64)"]!] }] },
+      {
+        role: "tool",
+        results: [
+          {
+            callId: "toolu_01A",
+            name: "zoom",
+            output: "zoomed\n[image image/png]",
+            isError: false,
+            content: [{ type: "text", text: "zoomed" }, PARTS["image (base64)"]!],
+          },
+        ],
+      },
       { role: "assistant", content: "A cat." },
     ];
     const chat = await startOpenAIChatMock({ apiKey: KEY, script: [{ text: "still a cat" }] });
     const resp = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ text: "still a cat" }] });
     mocks.push(chat, resp);
     const zoom = tool({ name: "zoom", description: "Zoom.", input: v.object({ factor: v.number() }), run: async () => "" });
-    expect(await createClient({ provider: openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?")).toBe("still a cat");
-    expect(await createClient({ provider: openai({ apiKey: KEY, baseURL: resp.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?")).toBe("still a cat");
+    expect(
+      await createClient({ provider: openaiChat({ apiKey: KEY, baseURL: chat.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?"),
+    ).toBe("still a cat");
+    expect(
+      await createClient({ provider: openai({ apiKey: KEY, baseURL: resp.url, model: "gpt-4o", maxRetries: 0 }), tools: [zoom], history }).chat("Sure?"),
+    ).toBe("still a cat");
     const cb = chat.requests[0]!.body as ChatBody;
     expectValid(validateChat(cb), "chat");
     expect(cb.messages.map((x) => x.role)).toEqual(["user", "assistant", "tool", "user", "assistant", "user"]);
@@ -283,6 +332,9 @@ describe("histories with media", () => {
     expectValid(validateResponses(rb), "responses");
     // Claude's thinking is not sent to OpenAI; the image is, in the user turn and the tool output
     expect(JSON.stringify(rb.input)).not.toContain("thinking");
-    expect(rb.input.filter((i) => i.type === "function_call_output")[0]!.output).toEqual([{ type: "input_text", text: "zoomed" }, responsesShape(PARTS["image (base64)"]!)]);
+    expect(rb.input.filter((i) => i.type === "function_call_output")[0]!.output).toEqual([
+      { type: "input_text", text: "zoomed" },
+      responsesShape(PARTS["image (base64)"]!),
+    ]);
   });
 });

@@ -1,13 +1,14 @@
 // Long runs that stay cheap on OpenAI (issue 15): prompt_cache_key, a byte-identical tools +
 // instructions prefix from step to step, reasoning summaries asked for where the model
 // reasons and shown as reasoning-delta events, encrypted reasoning replayed.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, type StreamEvent } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { Delta } from "../../src/conversation/provider.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import { createClient, type StreamEvent, tool } from "../../src/index.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { feedSSE, jsonLines, responsesSSE, splitResponsesStreams } from "./support/fixtures.js";
 import { specValidator } from "./support/openapi.js";
@@ -19,7 +20,12 @@ afterEach(async () => {
 });
 
 const makeTools = () => [
-  tool({ name: "get_weather", description: "Weather in a city.", input: v.object({ city: v.string(), unit: v.optional(v.picklist(["c", "f"])) }), run: async () => "21" }),
+  tool({
+    name: "get_weather",
+    description: "Weather in a city.",
+    input: v.object({ city: v.string(), unit: v.optional(v.picklist(["c", "f"])) }),
+    run: async () => "21",
+  }),
   tool({ name: "get_time", description: "Local time.", input: v.object({ city: v.string() }), run: async () => "12:00" }),
 ];
 const threeSteps = [
@@ -52,9 +58,16 @@ describe("prompt caching", () => {
 
   for (const api of ["responses", "chat"] as const) {
     it(`${api}: tools and instructions are byte-identical from step to step and across setTools of the same set`, async () => {
-      const m = api === "chat" ? await startOpenAIChatMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] }) : await startOpenAIResponsesMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] });
+      const m =
+        api === "chat"
+          ? await startOpenAIChatMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] })
+          : await startOpenAIResponsesMock({ apiKey: KEY, script: [...threeSteps, ...threeSteps] });
       mocks.push(m);
-      const client = createClient({ provider: (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o" }), systemPrompt: "Be brief.", tools: makeTools() });
+      const client = createClient({
+        provider: (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o" }),
+        systemPrompt: "Be brief.",
+        tools: makeTools(),
+      });
       await client.chat("Weather and time in Paris?");
       client.setTools(makeTools()); // new objects, same set
       await client.chat("And again?");
@@ -67,7 +80,9 @@ describe("prompt caching", () => {
       expect(prefixes).toHaveLength(6);
       expect(new Set(prefixes).size).toBe(1);
       // the conversation itself only grows: each request's input starts with the previous one's
-      const items = m.requests.map((r) => JSON.stringify(api === "chat" ? (r.body as { messages: unknown[] }).messages : (r.body as { input: unknown[] }).input).slice(0, -1));
+      const items = m.requests.map((r) =>
+        JSON.stringify(api === "chat" ? (r.body as { messages: unknown[] }).messages : (r.body as { input: unknown[] }).input).slice(0, -1),
+      );
       for (let i = 1; i < items.length; i++) expect(items[i]!.startsWith(items[i - 1]!)).toBe(true);
     });
   }
@@ -77,12 +92,21 @@ describe("reasoning summaries", () => {
   const sent = (m: OpenAIMock, i: number) => (m.requests[i]!.body as { reasoning?: unknown }).reasoning;
 
   it("a reasoning model asks for summary auto on streamed requests and shows it as reasoning-delta events", async () => {
-    const m = await startOpenAIResponsesMock({ apiKey: KEY, script: [{ reasoning: "First I look up the weather.", toolCalls: [{ id: "c1", name: "get_weather", input: { city: "Paris", unit: null } }] }, { reasoning: "Now answer.", text: "21 in Paris." }] });
+    const m = await startOpenAIResponsesMock({
+      apiKey: KEY,
+      script: [
+        { reasoning: "First I look up the weather.", toolCalls: [{ id: "c1", name: "get_weather", input: { city: "Paris", unit: null } }] },
+        { reasoning: "Now answer.", text: "21 in Paris." },
+      ],
+    });
     mocks.push(m);
     const client = createClient({ provider: openai({ apiKey: KEY, baseURL: m.url, model: "gpt-5-mini" }), tools: makeTools() });
     const events = await collect(client.stream("Weather in Paris?"));
     expect(sent(m, 0)).toEqual({ summary: "auto" });
-    const reasoning = events.filter((e): e is Extract<StreamEvent, { type: "reasoning-delta" }> => e.type === "reasoning-delta").map((e) => e.text).join("");
+    const reasoning = events
+      .filter((e): e is Extract<StreamEvent, { type: "reasoning-delta" }> => e.type === "reasoning-delta")
+      .map((e) => e.text)
+      .join("");
     // one summary per step (each step is its own response)
     expect(reasoning).toBe("First I look up the weather." + "Now answer.");
     // the reasoning comes before the step's tool call and text
@@ -124,7 +148,12 @@ describe("reasoning summaries", () => {
       .flatMap((i) => (i.summary ?? []).map((s) => s.text))
       .join("\n\n");
     expect(summary.length).toBeGreaterThan(20);
-    expect(deltas.filter((x) => x.type === "reasoning-delta").map((x) => (x as { text: string }).text).join("")).toBe(summary);
+    expect(
+      deltas
+        .filter((x) => x.type === "reasoning-delta")
+        .map((x) => (x as { text: string }).text)
+        .join(""),
+    ).toBe(summary);
   });
 
   it("Chat Completions: reasoning_content from a compatible server streams as reasoning-delta", async () => {
@@ -132,7 +161,15 @@ describe("reasoning summaries", () => {
     mocks.push(m);
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
       `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 1, model: "r1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    m.enqueue({ sse: [chunk({ role: "assistant", reasoning_content: "Think" }), chunk({ reasoning_content: "ing." }), chunk({ content: "Answer." }), chunk({}, "stop"), "data: [DONE]\n\n"] });
+    m.enqueue({
+      sse: [
+        chunk({ role: "assistant", reasoning_content: "Think" }),
+        chunk({ reasoning_content: "ing." }),
+        chunk({ content: "Answer." }),
+        chunk({}, "stop"),
+        "data: [DONE]\n\n",
+      ],
+    });
     const events = await collect(createClient({ provider: openaiChat({ apiKey: KEY, baseURL: m.url, model: "r1" }) }).stream("hi"));
     expect(events.filter((e) => e.type === "reasoning-delta").map((e) => (e as { text: string }).text)).toEqual(["Think", "ing."]);
     expect(events.at(-1)).toMatchObject({ type: "finish", text: "Answer." });

@@ -57,7 +57,11 @@ describe("chat stream decoder", () => {
   });
 
   it("turns a refusal into the text, finished as content-filter", () => {
-    const { res, deltas } = chat([delta({ role: "assistant", content: null, refusal: "" }), delta({ refusal: "I can't help" }), delta({ refusal: " with that." }, "stop")]);
+    const { res, deltas } = chat([
+      delta({ role: "assistant", content: null, refusal: "" }),
+      delta({ refusal: "I can't help" }),
+      delta({ refusal: " with that." }, "stop"),
+    ]);
     expect(res).toMatchObject({ text: "I can't help with that.", finishReason: "content-filter" });
     expect(deltas).toEqual([{ type: "text-delta", text: "I can't help with that." }]);
   });
@@ -88,11 +92,22 @@ describe("chat body decoder", () => {
       choices: [
         {
           finish_reason: "tool_calls",
-          message: { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], tool_calls: [{ type: "function", function: { name: "f", arguments: "" } }] },
+          message: {
+            content: [
+              { type: "text", text: "a" },
+              { type: "text", text: "b" },
+            ],
+            tool_calls: [{ type: "function", function: { name: "f", arguments: "" } }],
+          },
         },
       ],
     });
-    expect(res).toEqual({ text: "ab", toolCalls: [{ id: "call_1", name: "f", arguments: "{}" }], finishReason: "tool-calls", usage: { inputTokens: 0, outputTokens: 0 } });
+    expect(res).toEqual({
+      text: "ab",
+      toolCalls: [{ id: "call_1", name: "f", arguments: "{}" }],
+      finishReason: "tool-calls",
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
   });
 
   it("reports a body without choices or with an error object", () => {
@@ -124,7 +139,12 @@ describe("responses stream decoder", () => {
       { type: "response.completed", response: { status: "completed", usage: { input_tokens: 3, output_tokens: 4 } } },
     ]);
     expect(res.text).toBe("Looking.\n\nMore.");
-    expect(deltas.filter((d) => d.type === "text-delta").map((d) => (d as { text: string }).text).join("")).toBe(res.text);
+    expect(
+      deltas
+        .filter((d) => d.type === "text-delta")
+        .map((d) => (d as { text: string }).text)
+        .join(""),
+    ).toBe(res.text);
     expect(res.toolCalls).toEqual([{ id: "c1", name: "f", arguments: '{"q":2}' }]);
     expect(res.finishReason).toBe("tool-calls");
     expect(res.usage).toEqual({ inputTokens: 3, outputTokens: 4 });
@@ -132,7 +152,13 @@ describe("responses stream decoder", () => {
   });
 
   it("reasoning summary deltas are reasoning-delta events, one blank line between summary parts and items", () => {
-    const sum = (item_id: string, output_index: number, summary_index: number, delta: string) => ({ type: "response.reasoning_summary_text.delta", item_id, output_index, summary_index, delta });
+    const sum = (item_id: string, output_index: number, summary_index: number, delta: string) => ({
+      type: "response.reasoning_summary_text.delta",
+      item_id,
+      output_index,
+      summary_index,
+      delta,
+    });
     const { deltas } = responses([
       { type: "response.output_item.added", output_index: 0, item: { id: "rs1", type: "reasoning", summary: [] } },
       sum("rs1", 0, 0, "**Plan**"),
@@ -146,13 +172,25 @@ describe("responses stream decoder", () => {
     const reasoning = deltas.filter((d) => d.type === "reasoning-delta").map((d) => (d as { text: string }).text);
     expect(reasoning.join("")).toBe("**Plan** first.\n\nThen check.\n\nDone.");
     // reasoning never leaks into the text
-    expect(deltas.filter((d) => d.type === "text-delta").map((d) => (d as { text: string }).text).join("")).toBe("Answer.");
+    expect(
+      deltas
+        .filter((d) => d.type === "text-delta")
+        .map((d) => (d as { text: string }).text)
+        .join(""),
+    ).toBe("Answer.");
   });
 
   it("counts web searches, not the page actions that follow them", () => {
     const ws = (id: string, type?: string) => ({ id, type: "web_search_call", status: "completed", ...(type ? { action: { type } } : {}) });
     const { res } = responses([
-      { type: "response.completed", response: { status: "completed", output: [ws("w1", "search"), ws("w2", "open_page"), ws("w3", "find_in_page"), ws("w4"), ws("w5", "search")], usage: { input_tokens: 1, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 } } } },
+      {
+        type: "response.completed",
+        response: {
+          status: "completed",
+          output: [ws("w1", "search"), ws("w2", "open_page"), ws("w3", "find_in_page"), ws("w4"), ws("w5", "search")],
+          usage: { input_tokens: 1, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 } },
+        },
+      },
     ]);
     expect(res.usage).toEqual({ inputTokens: 1, outputTokens: 1, reasoningTokens: 0, webSearches: 3 });
   });

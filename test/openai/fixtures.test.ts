@@ -3,12 +3,12 @@
 // stream fed to the decoders cut at random byte boundaries. Expected values were read off
 // the recordings (see PROVENANCE.md); the oracles below read the recordings independently.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { ToolCall, Usage } from "../../src/conversation/messages.js";
 import type { Delta, FinishReason, ModelResponse } from "../../src/conversation/provider.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import {
   chatSSE,
@@ -376,7 +376,12 @@ function terminalOutput(sse: string): unknown[] {
 function outputText(items: unknown[]): string {
   return (items as { type: string; content?: { type: string; text?: string }[] }[])
     .filter((i) => i.type === "message")
-    .map((i) => (i.content ?? []).filter((p) => p.type === "output_text").map((p) => p.text ?? "").join(""))
+    .map((i) =>
+      (i.content ?? [])
+        .filter((p) => p.type === "output_text")
+        .map((p) => p.text ?? "")
+        .join(""),
+    )
     .filter((t) => t !== "")
     .join("\n\n");
 }
@@ -432,7 +437,13 @@ describe("Responses fixtures over HTTP", () => {
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_retry.2.response.json",
-      expected: { textLength: 175, textStart: 'It seems "Londos" might be incorrect or unknown.', toolCalls: [], finishReason: "stop", usage: usage(335, 44, 0, 0) },
+      expected: {
+        textLength: 175,
+        textStart: 'It seems "Londos" might be incorrect or unknown.',
+        toolCalls: [],
+        finishReason: "stop",
+        usage: usage(335, 44, 0, 0),
+      },
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_simple_response.1.response.json",
@@ -440,7 +451,13 @@ describe("Responses fixtures over HTTP", () => {
     },
     {
       file: "responses/pydantic-ai/test_openai_responses_model_web_search_tool_stream.2.response.json",
-      expected: { textLength: 146, textStart: "Mexico City weather today (Tuesday, September 16, 2025): Cloudy.", toolCalls: [], finishReason: "stop", usage: usage(9703, 638, 8576, 576, 1) },
+      expected: {
+        textLength: 146,
+        textStart: "Mexico City weather today (Tuesday, September 16, 2025): Cloudy.",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: usage(9703, 638, 8576, 576, 1),
+      },
     },
     {
       file: "responses/pydantic-ai/test_reasoning_summary_auto.1.response.json",
@@ -448,7 +465,13 @@ describe("Responses fixtures over HTTP", () => {
     },
     {
       file: "responses/vercel-ai/openai-phase.1.json",
-      expected: { textLength: 1368, textStart: "I\u2019ll quickly check reliable, up-to-date sources", toolCalls: [], finishReason: "stop", usage: usage(7243, 423, 3072, 58) },
+      expected: {
+        textLength: 1368,
+        textStart: "I\u2019ll quickly check reliable, up-to-date sources",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: usage(7243, 423, 3072, 58),
+      },
     },
     {
       file: "responses/vercel-ai/openai-reasoning-encrypted-content.1.json",
@@ -461,7 +484,13 @@ describe("Responses fixtures over HTTP", () => {
     },
     {
       file: "responses/vercel-ai/openai-web-search-tool.1.json",
-      expected: { textLength: 3042, textStart: "Short answer first \u2014 yes.", toolCalls: [], finishReason: "stop", usage: usage(19681, 3773, 3712, 3136, 1) },
+      expected: {
+        textLength: 3042,
+        textStart: "Short answer first \u2014 yes.",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: usage(19681, 3773, 3712, 3136, 1),
+      },
     },
   ];
   for (const { file, expected } of bodies) {

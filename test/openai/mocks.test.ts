@@ -1,7 +1,7 @@
 // The mock servers themselves: they must reject what api.openai.com rejects, with its
 // error shapes, or the adapter tests that pass against them prove little.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { ssePayloads } from "./support/fixtures.js";
 
@@ -26,7 +26,12 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json: json as { error?: { message: string; type: string; param: string | null; code: string | null } } };
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    json: json as { error?: { message: string; type: string; param: string | null; code: string | null } },
+  };
 }
 
 const user = { role: "user", content: "hi" };
@@ -35,11 +40,18 @@ describe("Chat Completions mock", () => {
   const url = () => `${chat.url}/chat/completions`;
 
   it("answers preflights and exposes the request id to browsers", async () => {
-    const pre = await fetch(url(), { method: "OPTIONS", headers: { origin: "http://page.test", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" } });
+    const pre = await fetch(url(), {
+      method: "OPTIONS",
+      headers: { origin: "http://page.test", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers.get("access-control-allow-origin")).toBe("http://page.test");
     expect(pre.headers.get("access-control-allow-headers")).toBe("authorization,content-type");
-    const res = await fetch(url(), { method: "POST", headers: { origin: "http://page.test", authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [user] }) });
+    const res = await fetch(url(), {
+      method: "POST",
+      headers: { origin: "http://page.test", authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [user] }),
+    });
     expect(res.headers.get("access-control-allow-origin")).toBe("http://page.test");
     expect(res.headers.get("access-control-expose-headers")).toContain("x-request-id");
   });
@@ -73,7 +85,11 @@ describe("Chat Completions mock", () => {
     const open = await post(url(), { model: "m", messages: [user], tools: [tool({ type: "object", properties: { a: { type: "string" } } }, true)] });
     expect(open.json.error).toMatchObject({ code: "invalid_function_parameters", param: "tools[0].function.parameters" });
     expect(open.json.error!.message).toBe("Invalid schema for function 'f': In context=(), 'additionalProperties' is required to be supplied and to be false.");
-    const notRequired = await post(url(), { model: "m", messages: [user], tools: [tool({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, true)] });
+    const notRequired = await post(url(), {
+      model: "m",
+      messages: [user],
+      tools: [tool({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false }, true)],
+    });
     expect(notRequired.json.error!.message).toMatch(/'required' is required to be supplied and to be an array including every key in properties. Missing 'a'/);
     const loose = await post(url(), { model: "m", messages: [user], tools: [tool({ type: "object", properties: { a: { type: "string" } } }, false)] });
     expect(loose.status).toBe(200);
@@ -93,7 +109,12 @@ describe("Chat Completions mock", () => {
     const usageChunk = JSON.parse(payloads.at(-2)!) as { choices: unknown[]; usage: { prompt_tokens: number } };
     expect(usageChunk.choices).toEqual([]);
     expect(usageChunk.usage.prompt_tokens).toBeGreaterThan(0);
-    expect(res.text.split("\n\n").filter(Boolean).every((block) => block.startsWith("data: "))).toBe(true);
+    expect(
+      res.text
+        .split("\n\n")
+        .filter(Boolean)
+        .every((block) => block.startsWith("data: ")),
+    ).toBe(true);
   });
 });
 
@@ -109,12 +130,20 @@ describe("Responses mock", () => {
   });
 
   it("rejects reasoning it cannot resolve when nothing is stored", async () => {
-    const r = await post(url(), { model: "m", store: false, input: [user, { type: "reasoning", id: "rs_1", summary: [] }, { role: "assistant", content: "a" }] });
+    const r = await post(url(), {
+      model: "m",
+      store: false,
+      input: [user, { type: "reasoning", id: "rs_1", summary: [] }, { role: "assistant", content: "a" }],
+    });
     expect(r.json.error!.message).toMatch(/^Item with id 'rs_1' not found. Items are not persisted when `store` is set to false./);
   });
 
   it("treats a function tool without strict as strict, as the API does", async () => {
-    const r = await post(url(), { model: "m", input: "hi", tools: [{ type: "function", name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } }] });
+    const r = await post(url(), {
+      model: "m",
+      input: "hi",
+      tools: [{ type: "function", name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } }],
+    });
     expect(r.json.error).toMatchObject({ code: "invalid_function_parameters" });
   });
 

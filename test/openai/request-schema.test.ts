@@ -1,16 +1,17 @@
 // The request bodies the adapter builds, checked against the official OpenAI OpenAPI
 // document (CreateResponse, CreateChatCompletionRequest) and compared with request bodies
 // real clients sent to api.openai.com (the pydantic-ai VCR cassettes).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { readFileSync } from "node:fs";
 import * as v from "valibot";
-import { createClient, jsonTool, tool, webSearch, type Message } from "../../src/index.js";
-import { openai, openaiChat } from "../../adapters/openai/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeChatRequest } from "../../adapters/openai/chat-encode.js";
-import { prepareTools } from "../../adapters/openai/strict-mode.js";
+import { openai, openaiChat } from "../../adapters/openai/index.js";
 import { encodeResponsesRequest } from "../../adapters/openai/responses-encode.js";
+import { prepareTools } from "../../adapters/openai/strict-mode.js";
 import { toStrictSchema } from "../../adapters/openai/strict-schema.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import { createClient, jsonTool, type Message, tool, webSearch } from "../../src/index.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { FIXTURES, fixtureJSON, fixtureText } from "./support/fixtures.js";
 import { specValidator } from "./support/openapi.js";
@@ -47,7 +48,12 @@ const search = jsonTool({
 });
 
 const script = [
-  { toolCalls: [{ id: "call_w", name: "get_weather", input: { city: "Paris", unit: null } }, { id: "call_s", name: "search_docs", input: { q: "x" } }] },
+  {
+    toolCalls: [
+      { id: "call_w", name: "get_weather", input: { city: "Paris", unit: null } },
+      { id: "call_s", name: "search_docs", input: { q: "x" } },
+    ],
+  },
   { text: '{"city":"Paris","temp":21}' },
 ];
 const responsesScript = [
@@ -61,7 +67,13 @@ async function conversation(provider: ReturnType<typeof openai>, mock: OpenAIMoc
   const from = mock.requests.length;
   const client = createClient({ provider, systemPrompt: "Be brief.", tools: [getWeather, search, webSearch()], parallelTools: true });
   // content parts and a forced tool choice ride along, so their shapes are checked too
-  await client.chat([{ type: "text", text: "Weather in Paris?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }], { toolChoice: "required" });
+  await client.chat(
+    [
+      { type: "text", text: "Weather in Paris?" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+    ],
+    { toolChoice: "required" },
+  );
   for await (const _ of client.stream("And the docs?")) void _;
   await client.ask("As JSON.", v.object({ city: v.string(), temp: v.number() }));
   const last = createClient({ provider, tools: [getWeather], maxSteps: 1, finalAnswerOnMaxSteps: true, history: client.history });
@@ -103,7 +115,10 @@ describe("request bodies against the OpenAPI document", () => {
   });
 
   it("Responses: every body of a full conversation is a valid CreateResponse", async () => {
-    const bodies = await conversation(openai({ apiKey: KEY, model: "gpt-5", baseURL: responsesMock.url, reasoning: { effort: "low", summary: "auto" }, maxOutputTokens: 500, temperature: 1 }), responsesMock);
+    const bodies = await conversation(
+      openai({ apiKey: KEY, model: "gpt-5", baseURL: responsesMock.url, reasoning: { effort: "low", summary: "auto" }, maxOutputTokens: 500, temperature: 1 }),
+      responsesMock,
+    );
     expect(bodies.length).toBeGreaterThanOrEqual(5);
     const kinds = new Set<string>();
     for (const b of bodies) {
@@ -120,7 +135,10 @@ describe("request bodies against the OpenAPI document", () => {
   });
 
   it("Chat Completions: every body of a full conversation is a valid CreateChatCompletionRequest", async () => {
-    const bodies = await conversation(openaiChat({ apiKey: KEY, model: "gpt-4o", baseURL: chatMock.url, maxOutputTokens: 500, reasoning: { effort: "low" } }), chatMock);
+    const bodies = await conversation(
+      openaiChat({ apiKey: KEY, model: "gpt-4o", baseURL: chatMock.url, maxOutputTokens: 500, reasoning: { effort: "low" } }),
+      chatMock,
+    );
     expect(bodies.length).toBeGreaterThanOrEqual(5);
     for (const b of bodies) expectValid(validateChat(b), JSON.stringify(b).slice(0, 200));
     const roles = new Set(bodies.flatMap((b) => (b as { messages: { role: string }[] }).messages.map((m) => m.role)));
@@ -185,7 +203,13 @@ describe("request bodies against what real clients sent", () => {
     ];
     const parameters = { type: "object", properties: { loc_name: { type: "string" } }, required: ["loc_name"] };
     const tools = prepareTools([{ name: "get_location", description: "", parameters }], "strict");
-    const b = encodeResponsesRequest({ messages: history, tools: [], webSearch: false }, { provider: "openai", model: "gpt-4o", store: false, includeEncryptedReasoning: false }, tools, undefined, false);
+    const b = encodeResponsesRequest(
+      { messages: history, tools: [], webSearch: false },
+      { provider: "openai", model: "gpt-4o", store: false, includeEncryptedReasoning: false },
+      tools,
+      undefined,
+      false,
+    );
     // pydantic-ai also sends an empty assistant message; an empty turn says nothing, so toolloop leaves it out
     expect(b.input).toEqual(recorded.input.filter((i) => !(i.role === "assistant" && i.content === "")));
     expect(b.tools).toEqual(recorded.tools);
@@ -193,7 +217,7 @@ describe("request bodies against what real clients sent", () => {
 
   it("Responses: the structured-output format matches test_native_output", () => {
     const recorded = cassette("responses/pydantic-ai/test_native_output.yaml").interactions[0]!.request.parsed_body as { text: unknown };
-    const schema = { type: "object", properties: { city: { type: "string" } , country: { type: "string" } }, required: ["city", "country"] };
+    const schema = { type: "object", properties: { city: { type: "string" }, country: { type: "string" } }, required: ["city", "country"] };
     const b = encodeResponsesRequest(
       { messages: [{ role: "user", content: "q" }], tools: [], webSearch: false },
       { provider: "openai", model: "gpt-4o", store: false, includeEncryptedReasoning: false },
@@ -212,7 +236,11 @@ describe("request bodies against what real clients sent", () => {
     try {
       m.enqueue({ sse: [fixtureText("responses/pydantic-ai/test_openai_responses_model_web_search_tool_stream.1.sse")] });
       m.enqueue({ status: 200, body: fixtureJSON("responses/pydantic-ai/test_openai_responses_model_web_search_tool_stream.2.response.json") });
-      const client = createClient({ provider: openai({ apiKey: KEY, model: "gpt-5", baseURL: m.url }), systemPrompt: "You are a helpful assistant.", tools: [webSearch()] });
+      const client = createClient({
+        provider: openai({ apiKey: KEY, model: "gpt-5", baseURL: m.url }),
+        systemPrompt: "You are a helpful assistant.",
+        tools: [webSearch()],
+      });
       for await (const _ of client.stream("What is the weather in San Francisco today?")) void _;
       expect(await client.chat("how about Mexico City?")).toMatch(/^Mexico City weather today/);
       const sent = (m.requests[1]!.body as { input: typeof recorded.input }).input;
@@ -244,7 +272,10 @@ describe("request bodies against what real clients sent", () => {
     const tools = prepareTools([{ name: "get_capital", description: "", parameters }], "strict");
     const b = encodeChatRequest(
       { messages: history, tools: [], webSearch: false },
-      { model: "gpt-4o-mini", capabilities: { parallelToolCalls: false, streamOptions: true, developerRole: false, maxTokensField: "max_completion_tokens", webSearchOptions: false } },
+      {
+        model: "gpt-4o-mini",
+        capabilities: { parallelToolCalls: false, streamOptions: true, developerRole: false, maxTokensField: "max_completion_tokens", webSearchOptions: false },
+      },
       tools,
       undefined,
       true,

@@ -1,10 +1,11 @@
 // Full loops through createClient against the Responses API mock over real HTTP.
-import { afterEach, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool, webSearch, type Message, type StreamEvent } from "../../src/index.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { openai, openaiCompatible } from "../../adapters/openai/index.js";
-import { sseEvent, type OpenAIMock } from "../mock/openai-chat.js";
-import { startOpenAIResponsesMock, type OpenAIResponsesMockOptions } from "../mock/openai-responses.js";
+import { createClient, type Message, type StreamEvent, tool, webSearch } from "../../src/index.js";
+import { type OpenAIMock, sseEvent } from "../mock/openai-chat.js";
+import { type OpenAIResponsesMockOptions, startOpenAIResponsesMock } from "../mock/openai-responses.js";
 
 const KEY = "sk-test-responses-9d3e7a1c55";
 const mocks: OpenAIMock[] = [];
@@ -49,7 +50,12 @@ describe("openai() Responses API loops", () => {
     const m = await mock({
       script: [
         { toolCalls: [{ id: "call_1", name: "get_weather", input: { city: "Paris", unit: null } }] },
-        { toolCalls: [{ id: "call_2", name: "get_weather", input: { city: "Lyon", unit: "c" } }, { id: "call_3", name: "get_weather", input: { city: "Nice", unit: null } }] },
+        {
+          toolCalls: [
+            { id: "call_2", name: "get_weather", input: { city: "Lyon", unit: "c" } },
+            { id: "call_3", name: "get_weather", input: { city: "Nice", unit: null } },
+          ],
+        },
         { text: "Paris, Lyon and Nice are all at 21." },
       ],
     });
@@ -89,21 +95,30 @@ describe("openai() Responses API loops", () => {
   });
 
   it("streams text and argument deltas and finishes with the loop's events", async () => {
-    const m = await mock({ script: [{ text: "On it.", toolCalls: [{ id: "call_s", name: "get_weather", input: { city: "Oslo", unit: "f" } }] }, { text: "Oslo is at 21." }] });
+    const m = await mock({
+      script: [{ text: "On it.", toolCalls: [{ id: "call_s", name: "get_weather", input: { city: "Oslo", unit: "f" } }] }, { text: "Oslo is at 21." }],
+    });
     const events = await collect(createClient({ provider: provider(m), tools: [getWeather] }).stream("Oslo?"));
     expect(body(m, 0).stream).toBe(true);
     const args = events.filter((e) => e.type === "tool-call-delta") as Extract<StreamEvent, { type: "tool-call-delta" }>[];
     expect(args.length).toBeGreaterThan(1);
     expect(args.every((e) => e.callId === "call_s" && e.name === "get_weather")).toBe(true);
     expect(args.map((e) => e.argsDelta).join("")).toBe('{"city":"Oslo","unit":"f"}');
-    const text = events.filter((e) => e.type === "text-delta").map((e) => (e as { text: string }).text).join("");
+    const text = events
+      .filter((e) => e.type === "text-delta")
+      .map((e) => (e as { text: string }).text)
+      .join("");
     expect(text).toBe("On it.Oslo is at 21.");
     expect(events.at(-1)).toMatchObject({ type: "finish", text: "Oslo is at 21.", steps: 2, toolCalls: 1 });
   });
 
   it("replays reasoning items with their encrypted content so a stateless server can use them", async () => {
     const m = await mock({
-      script: [{ reasoning: "Need the weather first.", toolCalls: [{ id: "call_r", name: "get_weather", input: { city: "Rome", unit: null } }] }, { reasoning: "Now answer.", text: "21 in Rome." }, { text: "Still 21." }],
+      script: [
+        { reasoning: "Need the weather first.", toolCalls: [{ id: "call_r", name: "get_weather", input: { city: "Rome", unit: null } }] },
+        { reasoning: "Now answer.", text: "21 in Rome." },
+        { text: "Still 21." },
+      ],
     });
     const client = createClient({ provider: provider(m, { reasoning: { effort: "low", summary: "auto" } }), tools: [getWeather] });
     expect(await client.chat("Rome?")).toBe("21 in Rome.");
@@ -119,7 +134,11 @@ describe("openai() Responses API loops", () => {
     expect(call.id).toMatch(/^fc_/);
     expect(call.status).toBeUndefined();
     // the history round-trips through JSON and the reasoning still replays (the mock checks it)
-    const resumed = createClient({ provider: provider(m, { reasoning: { effort: "low" } }), tools: [getWeather], history: JSON.parse(JSON.stringify(client.history)) as Message[] });
+    const resumed = createClient({
+      provider: provider(m, { reasoning: { effort: "low" } }),
+      tools: [getWeather],
+      history: JSON.parse(JSON.stringify(client.history)) as Message[],
+    });
     expect(await resumed.chat("And now?")).toBe("Still 21.");
     expect(body(m, 2).input.filter((i) => i.type === "reasoning")).toHaveLength(2);
   });
@@ -146,10 +165,7 @@ describe("openai() Responses API loops", () => {
 
   it("attaches native web search, replays the search and the cited message, and counts searches", async () => {
     const m = await mock({
-      script: [
-        { webSearch: { query: "toolloop release", sources: ["https://example.com/news"] }, text: "It was released today." },
-        { text: "Yes, today." },
-      ],
+      script: [{ webSearch: { query: "toolloop release", sources: ["https://example.com/news"] }, text: "It was released today." }, { text: "Yes, today." }],
     });
     const client = createClient({ provider: provider(m), tools: [webSearch(), getWeather] });
     const events = await collect(client.stream("When was toolloop released?"));
@@ -246,7 +262,10 @@ describe("openai() Responses API loops", () => {
         role: "assistant",
         content: "",
         toolCalls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"A"}' }],
-        providerData: { provider: "openai", value: [{ id: "fc_1", type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"A"}', status: "completed" }] },
+        providerData: {
+          provider: "openai",
+          value: [{ id: "fc_1", type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"A"}', status: "completed" }],
+        },
       },
       { role: "tool", results: [{ callId: "call_1", name: "get_weather", output: "21", isError: false }] },
     ];
@@ -258,7 +277,12 @@ describe("openai() Responses API loops", () => {
     const m = await mock({ script: [{ text: "ok" }] });
     const history: Message[] = [
       { role: "user", content: "hi" },
-      { role: "assistant", content: "Let me look.", toolCalls: [{ id: "toolu_1", name: "get_weather", arguments: "" }], providerData: { provider: "claude", value: [{ type: "thinking" }] } },
+      {
+        role: "assistant",
+        content: "Let me look.",
+        toolCalls: [{ id: "toolu_1", name: "get_weather", arguments: "" }],
+        providerData: { provider: "claude", value: [{ type: "thinking" }] },
+      },
       { role: "tool", results: [{ callId: "toolu_1", name: "get_weather", output: '{"error":"cancelled"}', isError: true }] },
     ];
     await createClient({ provider: provider(m), tools: [getWeather], history }).chat("again");
@@ -283,7 +307,11 @@ describe("openai() Responses API loops", () => {
       hold: true,
       sse: [
         sseEvent("response.created", { type: "response.created", response: { id: "resp_x", status: "in_progress", output: [] } }),
-        sseEvent("response.output_item.added", { type: "response.output_item.added", output_index: 0, item: { id: "msg_x", type: "message", role: "assistant", content: [] } }),
+        sseEvent("response.output_item.added", {
+          type: "response.output_item.added",
+          output_index: 0,
+          item: { id: "msg_x", type: "message", role: "assistant", content: [] },
+        }),
         sseEvent("response.output_text.delta", { type: "response.output_text.delta", item_id: "msg_x", output_index: 0, content_index: 0, delta: "Half" }),
       ],
     });
@@ -315,7 +343,13 @@ describe("stream endings and errors (Responses)", () => {
   it("response.failed is a ProviderError with the error's code", async () => {
     const m = await mock();
     m.enqueue({
-      sse: [created, sseEvent("response.failed", { type: "response.failed", response: { id: "resp_e", status: "failed", output: [], error: { code: "server_error", message: "The model failed." } } })],
+      sse: [
+        created,
+        sseEvent("response.failed", {
+          type: "response.failed",
+          response: { id: "resp_e", status: "failed", output: [], error: { code: "server_error", message: "The model failed." } },
+        }),
+      ],
     });
     const err = await collect(createClient({ provider: provider(m) }).stream("a")).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "provider_error", type: "server_error", retryable: true });
@@ -354,7 +388,11 @@ describe("stream endings and errors (Responses)", () => {
 
   it("retries 429 and 5xx with retry-after-ms, sending the same body", async () => {
     const m = await mock({ script: [{ text: "third time" }] });
-    m.enqueue({ status: 429, headers: { "retry-after-ms": "3" }, body: { error: { message: "Rate limit", type: "requests", param: null, code: "rate_limit_exceeded" } } });
+    m.enqueue({
+      status: 429,
+      headers: { "retry-after-ms": "3" },
+      body: { error: { message: "Rate limit", type: "requests", param: null, code: "rate_limit_exceeded" } },
+    });
     m.enqueue({ status: 503, headers: { "retry-after-ms": "3" }, body: { error: { message: "Overloaded", type: "server_error", param: null, code: null } } });
     expect(await createClient({ provider: provider(m, { maxRetries: 2 }) }).chat("hi")).toBe("third time");
     expect(m.requests.map((r) => r.body)).toEqual([m.requests[0]!.body, m.requests[0]!.body, m.requests[0]!.body]);
@@ -363,7 +401,12 @@ describe("stream endings and errors (Responses)", () => {
   it("sends the organization and project headers and custom headers", async () => {
     const m = await mock({ script: [{ text: "ok" }] });
     await createClient({ provider: provider(m, { organization: "org-1", project: "proj-2", headers: { "x-trace": "t" } }) }).chat("hi");
-    expect(m.requests[0]!.headers).toMatchObject({ authorization: `Bearer ${KEY}`, "openai-organization": "org-1", "openai-project": "proj-2", "x-trace": "t" });
+    expect(m.requests[0]!.headers).toMatchObject({
+      authorization: `Bearer ${KEY}`,
+      "openai-organization": "org-1",
+      "openai-project": "proj-2",
+      "x-trace": "t",
+    });
   });
 });
 
@@ -373,9 +416,12 @@ describe("API keys in browsers", () => {
     const sent: string[] = [];
     const fakeFetch: typeof fetch = async (input) => {
       sent.push(String(input));
-      return new Response(JSON.stringify({ status: "completed", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "hi back" }] }] }), {
-        headers: { "content-type": "application/json" },
-      });
+      return new Response(
+        JSON.stringify({ status: "completed", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "hi back" }] }] }),
+        {
+          headers: { "content-type": "application/json" },
+        },
+      );
     };
     const m = await mock({ script: [{ text: "proxied" }] });
     const g = globalThis as Record<string, unknown>;
@@ -383,7 +429,9 @@ describe("API keys in browsers", () => {
     g.document = {};
     try {
       await expect(openai({ apiKey: KEY, model: "gpt-5", fetch: fakeFetch }).generate(request)).rejects.toMatchObject({ code: "browser_key" });
-      await expect(openaiCompatible({ apiKey: KEY, model: "m", baseURL: "https://api.example.com/v1", fetch: fakeFetch }).generate(request)).rejects.toMatchObject({ code: "browser_key" });
+      await expect(
+        openaiCompatible({ apiKey: KEY, model: "m", baseURL: "https://api.example.com/v1", fetch: fakeFetch }).generate(request),
+      ).rejects.toMatchObject({ code: "browser_key" });
       expect(sent).toEqual([]);
       expect((await openai({ apiKey: KEY, model: "gpt-5", fetch: fakeFetch, dangerouslyAllowBrowser: true }).generate(request)).text).toBe("hi back");
       expect(sent).toEqual(["https://api.openai.com/v1/responses"]);

@@ -1,11 +1,11 @@
-import { describe, expect, it } from "vitest";
 import * as fc from "fast-check";
 import * as v from "valibot";
+import { describe, expect, it } from "vitest";
 import { restoreJSONText, restoreOptionalNulls } from "../../adapters/openai/restore-nulls.js";
 import { findSchemaProblem } from "../../adapters/openai/schema-check.js";
 import { toStrictSchema } from "../../adapters/openai/strict-schema.js";
-import { toJSONSchema, type JSONSchema } from "../../src/schema/schema.js";
 import { jsonSchemaValidator } from "../../src/schema/json-schema.js";
+import { type JSONSchema, toJSONSchema } from "../../src/schema/schema.js";
 import { schemaError } from "../mock/openai-chat.js";
 
 function strict(schema: JSONSchema): JSONSchema {
@@ -113,7 +113,14 @@ describe("toStrictSchema", () => {
     expect(optional(toJSONSchema(v.object({ city: v.string(), n: v.nullable(v.number()) })))).toBe(false);
     expect(optional(toJSONSchema(v.object({ city: v.string(), unit: v.optional(v.string()) })))).toBe(true);
     expect(optional(toJSONSchema(v.object({ stops: v.array(v.object({ eta: v.optional(v.string()) })) })))).toBe(true);
-    expect(optional({ type: "object", properties: { a: { $ref: "#/$defs/x" } }, required: ["a"], $defs: { x: { type: "object", properties: { b: { type: "string" } } } } })).toBe(true);
+    expect(
+      optional({
+        type: "object",
+        properties: { a: { $ref: "#/$defs/x" } },
+        required: ["a"],
+        $defs: { x: { type: "object", properties: { b: { type: "string" } } } },
+      }),
+    ).toBe(true);
   });
 
   it("falls back when objects nest deeper than strict mode allows", () => {
@@ -146,7 +153,16 @@ describe("restoreOptionalNulls", () => {
 
   it("turns nulls of originally optional properties into absent ones, at any depth", () => {
     const r = restoreOptionalNulls(
-      { city: "Paris", unit: null, note: null, where: { lat: 1, label: null }, stops: [{ name: "a", eta: null }, { name: "b", eta: "9:00" }] },
+      {
+        city: "Paris",
+        unit: null,
+        note: null,
+        where: { lat: 1, label: null },
+        stops: [
+          { name: "a", eta: null },
+          { name: "b", eta: "9:00" },
+        ],
+      },
       schema,
     );
     expect(r.changed).toBe(true);
@@ -166,7 +182,12 @@ describe("restoreOptionalNulls", () => {
       $defs: { opt: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, required: ["a"] } },
       properties: {
         r: { $ref: "#/$defs/opt" },
-        u: { anyOf: [{ type: "object", properties: { x: { type: "number" } } }, { type: "object", properties: { y: { type: "number" }, z: { type: "number" } }, required: ["y"] }] },
+        u: {
+          anyOf: [
+            { type: "object", properties: { x: { type: "number" } } },
+            { type: "object", properties: { y: { type: "number" }, z: { type: "number" } }, required: ["y"] },
+          ],
+        },
       },
       required: ["r", "u"],
     };

@@ -2,12 +2,13 @@
 // default), none / required as strings, { name } as each API's named-function form; every
 // body valid against the OpenAPI document and accepted by the mocks, which refuse a named
 // tool that is not in the request as the API does.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import * as v from "valibot";
-import { createClient, tool } from "../../src/index.js";
-import type { ToolChoice } from "../../src/conversation/provider.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openai, openaiChat } from "../../adapters/openai/index.js";
-import { startOpenAIChatMock, type OpenAIMock } from "../mock/openai-chat.js";
+import type { ToolChoice } from "../../src/conversation/provider.js";
+import { createClient, tool } from "../../src/index.js";
+import { type OpenAIMock, startOpenAIChatMock } from "../mock/openai-chat.js";
 import { startOpenAIResponsesMock } from "../mock/openai-responses.js";
 import { specValidator } from "./support/openapi.js";
 
@@ -43,7 +44,12 @@ describe("toolChoice maps to each API's native form", () => {
       for (const api of ["responses", "chat"] as const) {
         const m = api === "chat" ? chat : responses;
         const p = (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 });
-        const res = await p.generate({ messages: [{ role: "user", content: "hi" }], tools: [spec], webSearch: false, ...(c.choice ? { toolChoice: c.choice } : {}) });
+        const res = await p.generate({
+          messages: [{ role: "user", content: "hi" }],
+          tools: [spec],
+          webSearch: false,
+          ...(c.choice ? { toolChoice: c.choice } : {}),
+        });
         expect(res.text).toBe("ok");
         const body = m.requests.at(-1)!.body as Record<string, unknown>;
         expect(body.tool_choice, api).toEqual(c[api]);
@@ -62,7 +68,9 @@ describe("toolChoice maps to each API's native form", () => {
     for (const api of ["responses", "chat"] as const) {
       const m = api === "chat" ? chat : responses;
       const p = (api === "chat" ? openaiChat : openai)({ apiKey: KEY, baseURL: m.url, model: "gpt-4o", maxRetries: 0 });
-      await expect(p.generate({ messages: [{ role: "user", content: "hi" }], tools: [spec], webSearch: false, toolChoice: { name: "nope" } })).rejects.toMatchObject({
+      await expect(
+        p.generate({ messages: [{ role: "user", content: "hi" }], tools: [spec], webSearch: false, toolChoice: { name: "nope" } }),
+      ).rejects.toMatchObject({
         code: "provider_error",
         status: 400,
       });
@@ -71,7 +79,11 @@ describe("toolChoice maps to each API's native form", () => {
 
   it("a client's toolChoice reaches the wire", async () => {
     const getWeather = tool({ name: "get_weather", description: "Weather.", input: v.object({ city: v.string() }), run: async () => "21" });
-    const client = createClient({ provider: openai({ apiKey: KEY, baseURL: responses.url, model: "gpt-5-mini", maxRetries: 0 }), tools: [getWeather], toolChoice: { name: "get_weather" } });
+    const client = createClient({
+      provider: openai({ apiKey: KEY, baseURL: responses.url, model: "gpt-5-mini", maxRetries: 0 }),
+      tools: [getWeather],
+      toolChoice: { name: "get_weather" },
+    });
     await client.chat("hi");
     expect((responses.requests.at(-1)!.body as Record<string, unknown>).tool_choice).toEqual({ type: "function", name: "get_weather" });
   });

@@ -16,18 +16,14 @@ import * as v from "valibot";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createClient, isToolloopError, tool } from "../../src/index.js";
 import { historyProblems } from "../core/helpers.js";
-import { ROWS, type Mock, type Row, type ScriptTurn } from "../faults/rows.js";
+import { type Mock, ROWS, type Row, type ScriptTurn } from "../faults/rows.js";
 
 const RUNS = 400;
 
 type ToolKind = "ok" | "throws" | "waits" | "unknown";
 type Fault = "status" | "cut" | "event" | "malformed" | "not-json";
 type Turn = { kind: "text" } | { kind: "tools"; calls: ToolKind[] } | { kind: "fault"; fault: Fault };
-type Abort =
-  | { at: "none" }
-  | { at: "request"; n: number; where: "client" | "server" }
-  | { at: "tool"; n: number }
-  | { at: "delta" };
+type Abort = { at: "none" } | { at: "request"; n: number; where: "client" | "server" } | { at: "tool"; n: number } | { at: "delta" };
 type Op = { kind: "chat" | "stream"; turns: Turn[]; abort: Abort; reason: boolean } | { kind: "add" };
 
 const turnArb: fc.Arbitrary<Turn> = fc.oneof(
@@ -46,7 +42,14 @@ const turnArb: fc.Arbitrary<Turn> = fc.oneof(
 );
 const abortArb: fc.Arbitrary<Abort> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ at: "none" as const }) },
-  { weight: 1, arbitrary: fc.record({ at: fc.constant("request" as const), n: fc.integer({ min: 1, max: 3 }), where: fc.constantFrom("client" as const, "server" as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      at: fc.constant("request" as const),
+      n: fc.integer({ min: 1, max: 3 }),
+      where: fc.constantFrom("client" as const, "server" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ at: fc.constant("tool" as const), n: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ at: "delta" as const }) },
 );

@@ -9,7 +9,6 @@
 // streams).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createSSEParser } from "../../src/http/sse.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createStreamDecoder } from "../../adapters/claude/decode.js";
@@ -17,6 +16,7 @@ import { createStreamDecoder as createGeminiStreamDecoder } from "../../adapters
 import { createChatStreamDecoder } from "../../adapters/openai/chat-decode.js";
 import { createResponsesStreamDecoder } from "../../adapters/openai/responses-decode.js";
 import type { Delta } from "../../src/conversation/provider.js";
+import { createSSEParser } from "../../src/http/sse.js";
 import { startClaudeMock } from "../mock/claude.js";
 import { MOCK_API_KEY, startGeminiMock } from "../mock/gemini.js";
 import { startOpenAIChatMock } from "../mock/openai-chat.js";
@@ -61,7 +61,9 @@ function files(dir: string, suffixes: string[]): string[] {
 
 /** A vercel `.chunks.txt` (JSON lines, framing stripped) back to wire bytes, as PROVENANCE describes. */
 function jsonl(path: string, frame: (line: string) => string, tail = ""): Uint8Array {
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "");
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
   return enc.encode(lines.map(frame).join("") + tail);
 }
 
@@ -78,7 +80,12 @@ const ADAPTERS: Adapter[] = [
     name: "claude",
     fixtures: () => [
       ...files("recorded/anthropic", [".sse"]).map((p) => named(p, raw(p))),
-      ...files("recorded/anthropic", [".chunks.txt"]).map((p) => named(p, jsonl(p, (l) => `data: ${l}\n\n`, "data: [DONE]\n\n"))),
+      ...files("recorded/anthropic", [".chunks.txt"]).map((p) =>
+        named(
+          p,
+          jsonl(p, (l) => `data: ${l}\n\n`, "data: [DONE]\n\n"),
+        ),
+      ),
     ],
     decoder(onDelta) {
       const d = createStreamDecoder({}, onDelta);
@@ -90,7 +97,15 @@ const ADAPTERS: Adapter[] = [
         const out: Uint8Array[] = [];
         for (const _ of turns) {
           const body = { model: "claude-test", max_tokens: 1024, stream: true, messages: [{ role: "user", content: "go" }] };
-          out.push(await collect(await fetch(`${m.url}/messages`, { method: "POST", headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify(body) })));
+          out.push(
+            await collect(
+              await fetch(`${m.url}/messages`, {
+                method: "POST",
+                headers: { "content-type": "application/json", "anthropic-version": "2023-06-01" },
+                body: JSON.stringify(body),
+              }),
+            ),
+          );
         }
         return out;
       } finally {
@@ -103,7 +118,10 @@ const ADAPTERS: Adapter[] = [
     fixtures: () => [
       ...files("recorded/openai/responses", [".sse"]).map((p) => named(p, raw(p))),
       ...files("recorded/openai/responses", [".chunks.txt"]).map((p) =>
-        named(p, jsonl(p, (l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`)),
+        named(
+          p,
+          jsonl(p, (l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`),
+        ),
       ),
     ],
     decoder(onDelta) {
@@ -116,7 +134,9 @@ const ADAPTERS: Adapter[] = [
         const out: Uint8Array[] = [];
         for (const _ of turns) {
           const body = { model: "gpt-test", input: "go", stream: true, store: false };
-          out.push(await collect(await fetch(`${m.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })));
+          out.push(
+            await collect(await fetch(`${m.url}/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })),
+          );
         }
         return out;
       } finally {
@@ -128,7 +148,12 @@ const ADAPTERS: Adapter[] = [
     name: "openai (chat)",
     fixtures: () => [
       ...files("recorded/openai/chat", [".sse"]).map((p) => named(p, raw(p))),
-      ...files("recorded/openai/chat", [".chunks.txt"]).map((p) => named(p, jsonl(p, (l) => `data: ${l}\n\n`, "data: [DONE]\n\n"))),
+      ...files("recorded/openai/chat", [".chunks.txt"]).map((p) =>
+        named(
+          p,
+          jsonl(p, (l) => `data: ${l}\n\n`, "data: [DONE]\n\n"),
+        ),
+      ),
     ],
     decoder(onDelta) {
       const d = createChatStreamDecoder({ provider: "openai" }, onDelta);
@@ -140,7 +165,11 @@ const ADAPTERS: Adapter[] = [
         const out: Uint8Array[] = [];
         for (const _ of turns) {
           const body = { model: "gpt-test", messages: [{ role: "user", content: "go" }], stream: true, stream_options: { include_usage: true } };
-          out.push(await collect(await fetch(`${m.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })));
+          out.push(
+            await collect(
+              await fetch(`${m.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+            ),
+          );
         }
         return out;
       } finally {
@@ -152,7 +181,12 @@ const ADAPTERS: Adapter[] = [
     name: "gemini",
     fixtures: () => [
       ...files("gemini", [".sse"]).map((p) => named(p, raw(p))),
-      ...files("gemini", [".chunks.txt"]).map((p) => named(p, jsonl(p, (l) => `data: ${l}\r\n\r\n`))),
+      ...files("gemini", [".chunks.txt"]).map((p) =>
+        named(
+          p,
+          jsonl(p, (l) => `data: ${l}\r\n\r\n`),
+        ),
+      ),
     ],
     decoder(onDelta) {
       const d = createGeminiStreamDecoder({ provider: "gemini" }, onDelta);
@@ -161,14 +195,23 @@ const ADAPTERS: Adapter[] = [
     async render(turns) {
       const m = await startGeminiMock({
         // thinking → a thought summary (streamed as reasoning-delta) and a signature
-        script: turns.map((t) => ({ text: t.text, toolCalls: t.toolCalls, thoughts: t.thinking, thoughtSignature: t.thinking ? Buffer.from(t.thinking).toString("base64") : undefined })),
+        script: turns.map((t) => ({
+          text: t.text,
+          toolCalls: t.toolCalls,
+          thoughts: t.thinking,
+          thoughtSignature: t.thinking ? Buffer.from(t.thinking).toString("base64") : undefined,
+        })),
       });
       try {
         const out: Uint8Array[] = [];
         for (const _ of turns) {
           const body = { contents: [{ role: "user", parts: [{ text: "go" }] }], generationConfig: { thinkingConfig: { includeThoughts: true } } };
           const url = `${m.url}/models/gemini-test:streamGenerateContent?alt=sse`;
-          out.push(await collect(await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": MOCK_API_KEY }, body: JSON.stringify(body) })));
+          out.push(
+            await collect(
+              await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": MOCK_API_KEY }, body: JSON.stringify(body) }),
+            ),
+          );
         }
         return out;
       } finally {
@@ -258,15 +301,11 @@ describe.each(ADAPTERS)("$name: SSE decoding does not depend on chunk boundaries
 
   it(`${RUNS} arbitrary splits give the same deltas, response and error as one chunk`, () => {
     fc.assert(
-      fc.property(
-        fc.nat(),
-        fc.array(fc.nat(), { maxLength: 40 }),
-        (pick, offsets) => {
-          const s = streams[pick % streams.length]!;
-          const got = decode(adapter, cut(s.bytes, offsets, false));
-          expect(got, s.name).toEqual(s.reference);
-        },
-      ),
+      fc.property(fc.nat(), fc.array(fc.nat(), { maxLength: 40 }), (pick, offsets) => {
+        const s = streams[pick % streams.length]!;
+        const got = decode(adapter, cut(s.bytes, offsets, false));
+        expect(got, s.name).toEqual(s.reference);
+      }),
       { seed: 4711, numRuns: RUNS },
     );
   });

@@ -22,20 +22,20 @@ import fc from "fast-check";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import {
-  createClient,
-  externalTool,
-  stepCountIs,
-  isToolloopError,
-  suspension,
-  tool,
   type Client,
+  createClient,
   type Decision,
+  externalTool,
+  isToolloopError,
   type Message,
   type PendingCall,
   type RunResult,
+  stepCountIs,
+  suspension,
+  tool,
 } from "../../src/index.js";
 import { historyProblems } from "../core/helpers.js";
-import { ROWS, type Mock, type Row, type ScriptTurn } from "../faults/rows.js";
+import { type Mock, ROWS, type Row, type ScriptTurn } from "../faults/rows.js";
 
 const RUNS = 300;
 
@@ -87,7 +87,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       turns: turnsArb,
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("reload" as const), how: fc.constantFrom("same" as const, "other-secret" as const, "tamper" as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("reload" as const), how: fc.constantFrom("same" as const, "other-secret" as const, "tamper" as const) }),
+  },
 );
 const configArb = fc.record({
   parallelTools: fc.boolean(),
@@ -320,8 +323,10 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
             else decisions[at] = d;
           };
           if (op.bad === "unknown") decisions.push({ callId: "call_unknown", approved: true });
-          else if (op.bad === "twice") decisions.push(decisions[0] ?? { callId: first.callId, approved: false }, decisions[0] ?? { callId: first.callId, approved: false });
-          else if (op.bad === "wrong-form") swap(first.kind === "approval" ? { callId: first.callId, answer: "yes" } : { callId: first.callId, approved: true });
+          else if (op.bad === "twice")
+            decisions.push(decisions[0] ?? { callId: first.callId, approved: false }, decisions[0] ?? { callId: first.callId, approved: false });
+          else if (op.bad === "wrong-form")
+            swap(first.kind === "approval" ? { callId: first.callId, answer: "yes" } : { callId: first.callId, approved: true });
           else if (op.bad === "bad-edit" && first.kind === "approval") swap({ callId: first.callId, approved: true, input: { n: "not a number" } });
           else if (op.bad === "bad-answer" && first.kind === "input") swap({ callId: first.callId, answer: { pick: 5 } });
           if (decisions.length > 0 && decisions.length !== new Set(decisions.map((d) => d.callId)).size) mustRefuse = true;
@@ -359,7 +364,14 @@ describe.each(ROWS)("$label: suspension over HTTP (property)", (row) => {
           if (trusted.length === 0) break; // only a new prompt ends calls nobody can decide
           h.begin([{ kind: "text" }]);
           const r = await client.resume(
-            trusted.map((p): Decision => (p.kind === "external" ? { callId: p.callId, output: "done" } : p.kind === "input" ? { callId: p.callId, answer: { pick: "last" } } : { callId: p.callId, approved: true })),
+            trusted.map(
+              (p): Decision =>
+                p.kind === "external"
+                  ? { callId: p.callId, output: "done" }
+                  : p.kind === "input"
+                    ? { callId: p.callId, answer: { pick: "last" } }
+                    : { callId: p.callId, approved: true },
+            ),
           );
           if (r.status === "done" && client.pending.length) throw new Error("done with calls still waiting");
           noteSigned(client.pending.filter((p) => !signedWith.has(p.callId)).map((p) => p.callId));

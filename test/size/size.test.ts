@@ -63,10 +63,27 @@ describe("bundle size budget", () => {
   });
 
   it("0.2 features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
-    const shaken = ["src/suspension/suspension.ts", "src/suspension/gate.ts", "src/suspension/pending.ts", "src/suspension/decisions.ts", "src/suspension/sign.ts", "src/loop/plan.ts", "src/cost/trace.ts", "src/cost/compaction.ts", "src/cost/fallback.ts", "src/loop/stop.ts", "src/tools/external-tool.ts", "src/schema/json-schema.ts", "src/testing.ts"];
+    const shaken = [
+      "src/suspension/suspension.ts",
+      "src/suspension/gate.ts",
+      "src/suspension/pending.ts",
+      "src/suspension/decisions.ts",
+      "src/suspension/sign.ts",
+      "src/loop/plan.ts",
+      "src/cost/trace.ts",
+      "src/cost/compaction.ts",
+      "src/cost/fallback.ts",
+      "src/loop/stop.ts",
+      "src/tools/external-tool.ts",
+      "src/schema/json-schema.ts",
+      "src/testing.ts",
+    ];
     for (const { file } of Object.values(AGENTS)) {
       const inputs = await inputsOf(file);
-      expect(inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")), file).toEqual([]);
+      expect(
+        inputs.filter((p) => shaken.includes(p) || p.includes("@cfworker/json-schema")),
+        file,
+      ).toEqual([]);
     }
   });
 

@@ -1,11 +1,11 @@
 // tavily_search inside a full agent loop: the (scripted) model calls the tool, reads its
 // output from the history the loop sends back, and answers citing a url.
 import { afterEach, describe, expect, it } from "vitest";
-import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily/index.js";
+import { type TavilySearchOutput, tavilySearch } from "../../adapters/tavily/index.js";
 import { createClient, webSearch } from "../../src/index.js";
 import type { StreamEvent } from "../../src/loop/index.js";
-import { scriptedProvider, type RecordedRequest } from "../../src/testing.js";
-import { startMockTavily, type MockTavily } from "./mock-tavily.js";
+import { type RecordedRequest, scriptedProvider } from "../../src/testing.js";
+import { type MockTavily, startMockTavily } from "./mock-tavily.js";
 
 const KEY = "tvly-prod-AGENTLOOPSECRET987";
 
@@ -18,7 +18,7 @@ afterEach(async () => {
 /** The last tool result the loop sent to the model. */
 function lastToolResult(req: RecordedRequest) {
   const msg = [...req.messages].reverse().find((m) => m.role === "tool");
-  if (!msg || msg.role !== "tool") throw new Error("no tool result in the request");
+  if (msg?.role !== "tool") throw new Error("no tool result in the request");
   return msg.results[0]!;
 }
 
@@ -34,10 +34,7 @@ function citeTopResult(req: RecordedRequest): string {
 describe("tavily_search in the agent loop", () => {
   it("the model searches, and the final answer cites a url from the results", async () => {
     mock = await startMockTavily({ apiKey: KEY });
-    const provider = scriptedProvider([
-      { toolCalls: [{ name: "tavily_search", arguments: { query: "Eiffel Tower height" } }] },
-      citeTopResult,
-    ]);
+    const provider = scriptedProvider([{ toolCalls: [{ name: "tavily_search", arguments: { query: "Eiffel Tower height" } }] }, citeTopResult]);
     const client = createClient({ provider, tools: [tavilySearch({ apiKey: KEY, baseURL: mock.baseURL })] });
     const answer = await client.chat("How tall is the Eiffel Tower? Cite your source.");
     expect(answer).toBe("The Eiffel Tower is 330 metres tall. [Source: https://en.wikipedia.org/wiki/Eiffel_Tower]");
@@ -60,10 +57,7 @@ describe("tavily_search in the agent loop", () => {
 
   it("a 401 becomes a tool error result in history, not a crashed run, and the key never shows", async () => {
     mock = await startMockTavily({ apiKey: "tvly-some-other-key" });
-    const provider = scriptedProvider([
-      { toolCalls: [{ name: "tavily_search", arguments: { query: "Eiffel Tower height" } }] },
-      citeTopResult,
-    ]);
+    const provider = scriptedProvider([{ toolCalls: [{ name: "tavily_search", arguments: { query: "Eiffel Tower height" } }] }, citeTopResult]);
     const client = createClient({ provider, tools: [tavilySearch({ apiKey: KEY, baseURL: mock.baseURL })] });
     const events: StreamEvent[] = [];
     for await (const e of client.stream("How tall is the Eiffel Tower?")) events.push(e);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { tavilySearch, type TavilySearchOutput } from "../../adapters/tavily/index.js";
+import { type TavilySearchOutput, tavilySearch } from "../../adapters/tavily/index.js";
 import { isToolloopError, silentLogger, type ToolContext } from "../../src/index.js";
-import { startMockTavily, type MockReply, type MockTavily } from "./mock-tavily.js";
+import { type MockReply, type MockTavily, startMockTavily } from "./mock-tavily.js";
 
 const KEY = "tvly-dev-THISISTHESECRETKEY123";
 

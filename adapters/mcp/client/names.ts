@@ -42,4 +42,3 @@ export function mapToolNames(remote: readonly string[]): string[] {
 function withSuffix(base: string, suffix: string): string {
   return `${base.slice(0, MAX - suffix.length - 1)}_${suffix}`;
 }
-

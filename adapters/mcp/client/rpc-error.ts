@@ -1,8 +1,6 @@
 // A JSON-RPC answer read as the client needs it: the result object, or the server's error
 // as McpRpcError (a ProviderError, so it carries the HTTP status and is scrubbed like any).
-import { ProviderError } from "../../../src/base/index.js";
-import { redact } from "../../../src/base/index.js";
-import { isRecord } from "../../../src/base/index.js";
+import { isRecord, ProviderError, redact } from "../../../src/base/index.js";
 import { errorCodeName, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { PROVIDER } from "./transport.js";
 

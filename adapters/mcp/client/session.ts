@@ -7,11 +7,26 @@
 // one, once, and close() ends the session with DELETE. Each request POSTs one JSON-RPC
 // message (transport.ts) and reads the answer from an application/json body or a
 // text/event-stream, resuming a dropped stream when the server offers it (stream.ts).
-import { abortReason, ConnectionError, ProviderError } from "../../../src/base/index.js";
-import { describeError as describe } from "../../../src/base/index.js";
-import { isRecord } from "../../../src/base/index.js";
-import { errorCodeName, failure, INTERNAL_ERROR, METHOD_NOT_FOUND, success, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
-import { isModern, isSupportedVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, META, MODERN_PROTOCOL_VERSION, type ProtocolVersion } from "../wire/versions.js";
+import { abortReason, ConnectionError, describeError as describe, isRecord, ProviderError } from "../../../src/base/index.js";
+import {
+  errorCodeName,
+  failure,
+  INTERNAL_ERROR,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  METHOD_NOT_FOUND,
+  success,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "../wire/jsonrpc.js";
+import {
+  isModern,
+  isSupportedVersion,
+  LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  META,
+  MODERN_PROTOCOL_VERSION,
+  type ProtocolVersion,
+} from "../wire/versions.js";
 import { McpRpcError, unwrap } from "./rpc-error.js";
 import { listen as listenTo, readAnswer } from "./stream.js";
 import { createTransport, discard, httpError, PROVIDER, type TransportOptions } from "./transport.js";
@@ -35,7 +50,13 @@ export interface Session {
   /** server/discover (2026-07-28), else (or with probe false) initialize + notifications/initialized. */
   connect(signal?: AbortSignal, probe?: boolean): Promise<InitializeInfo>;
   /** Sends a request and resolves with its result; JSON-RPC errors reject as McpRpcError. */
-  request(method: string, params: Record<string, unknown>, signal?: AbortSignal, onServerRequest?: ServerRequestHandler, extraHeaders?: Record<string, string>): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    onServerRequest?: ServerRequestHandler,
+    extraHeaders?: Record<string, string>,
+  ): Promise<Record<string, unknown>>;
   /** Ends a 2025-era session (DELETE with its Mcp-Session-Id); nothing to do for 2026-07-28. */
   close(): Promise<void>;
 }
@@ -57,8 +78,14 @@ export function createSession(options: SessionOptions): Session {
 
   /** A server-to-client request arrived on a stream: ping, and what the caller's handler takes (elicitation). */
   function answerServer({ id, method, params }: JsonRpcRequest, handler: ServerRequestHandler | undefined): void {
-    if (method === "ping") return transport.postQuietly(success(id, {}));
-    if (!handler || method !== "elicitation/create") return transport.postQuietly(failure(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+    if (method === "ping") {
+      transport.postQuietly(success(id, {}));
+      return;
+    }
+    if (!handler || method !== "elicitation/create") {
+      transport.postQuietly(failure(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+      return;
+    }
     handler(method, params).then(
       (result) => transport.postQuietly(success(id, result)),
       (err) => transport.postQuietly(failure(id, INTERNAL_ERROR, describe(err))),
@@ -185,7 +212,13 @@ export function createSession(options: SessionOptions): Session {
     };
   }
 
-  async function request(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler, extra?: Record<string, string>): Promise<Record<string, unknown>> {
+  async function request(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    handler?: ServerRequestHandler,
+    extra?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
     if (!handler) return requestOnce(method, params, signal, undefined, extra);
     askers.add(handler);
     try {
@@ -198,7 +231,13 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
-  async function requestOnce(method: string, params: Record<string, unknown>, signal?: AbortSignal, handler?: ServerRequestHandler, extra?: Record<string, string>): Promise<Record<string, unknown>> {
+  async function requestOnce(
+    method: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+    handler?: ServerRequestHandler,
+    extra?: Record<string, string>,
+  ): Promise<Record<string, unknown>> {
     if (restarting) await restarting;
     const used = state.sessionId;
     try {

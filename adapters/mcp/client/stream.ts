@@ -4,10 +4,8 @@
 // stream that ends or breaks before the answer is resumed with GET + Last-Event-ID when the
 // server numbered its events (it may close on purpose: polling, 2025-11-25), after the
 // server's retry hint; reconnects that bring nothing new end it (MAX_IDLE_RESUMES).
-import { abortReason, ProviderError, StreamError } from "../../../src/base/index.js";
+import { abortReason, describeError as describe, MAX_RESPONSE_DEPTH, ProviderError, parseJSONBounded, StreamError } from "../../../src/base/index.js";
 import { chunkReader, readText, sleep } from "../../../src/http/index.js";
-import { describeError as describe } from "../../../src/base/index.js";
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/base/index.js";
 import { mediaType } from "../wire/http.js";
 import { classify, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { createMessageReader, type MessageReader } from "./sse-reader.js";
@@ -22,7 +20,13 @@ const MAX_RESUME_DELAY = 30_000;
 export type OnServerRequest = (request: JsonRpcRequest) => void;
 
 /** Reads the response to request `id` from an HTTP response (JSON or SSE). */
-export async function readAnswer(transport: Transport, res: Response, id: JsonRpcId, signal: AbortSignal | undefined, onRequest: OnServerRequest): Promise<JsonRpcResponse> {
+export async function readAnswer(
+  transport: Transport,
+  res: Response,
+  id: JsonRpcId,
+  signal: AbortSignal | undefined,
+  onRequest: OnServerRequest,
+): Promise<JsonRpcResponse> {
   const type = mediaType(res.headers.get("content-type"));
   if (type === "application/json") {
     let body: unknown;
@@ -31,7 +35,12 @@ export async function readAnswer(transport: Transport, res: Response, id: JsonRp
       body = parseJSONBounded(await readText(READ, res, signal), MAX_RESPONSE_DEPTH);
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
-      throw new ProviderError({ provider: PROVIDER, status: res.status, type: "invalid_response", message: `the response body is not JSON (${describe(err)})` });
+      throw new ProviderError({
+        provider: PROVIDER,
+        status: res.status,
+        type: "invalid_response",
+        message: `the response body is not JSON (${describe(err)})`,
+      });
     }
     for (const item of Array.isArray(body) ? body : [body]) {
       const c = classify(item);
@@ -49,7 +58,13 @@ export async function readAnswer(transport: Transport, res: Response, id: JsonRp
   });
 }
 
-async function readStream(transport: Transport, first: Response, id: JsonRpcId, signal: AbortSignal | undefined, onRequest: OnServerRequest): Promise<JsonRpcResponse> {
+async function readStream(
+  transport: Transport,
+  first: Response,
+  id: JsonRpcId,
+  signal: AbortSignal | undefined,
+  onRequest: OnServerRequest,
+): Promise<JsonRpcResponse> {
   let answer: JsonRpcResponse | undefined;
   let broken: string | undefined;
   const reader = rpcReader(
@@ -98,7 +113,11 @@ export async function listen(transport: Transport, signal: AbortSignal, onReques
     await discard(res);
     return false;
   }
-  const reader = rpcReader(onRequest, () => {}, () => {});
+  const reader = rpcReader(
+    onRequest,
+    () => {},
+    () => {},
+  );
   await pump(res, reader.feed, () => signal.aborted, signal);
   return true;
 }

@@ -6,16 +6,23 @@
 // its text. A remote tool that asks for input (2026-07-28 "input_required", or a 2025-era
 // elicitation/create on the call's stream) asks through ctx.requestInput, so inside a
 // toolloop client it becomes a pending call of the run's suspension.
-import { FailedUnmarshalInputError, ProviderError, ToolTimeoutError, type ValidationIssue } from "../../../src/base/index.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/base/index.js";
-import { jsonSchema, jsonSchemaValidator } from "../../../src/schema/index.js";
-import { checkOptions } from "../../../src/base/index.js";
-import { silentLogger, type Logger } from "../../../src/base/index.js";
-import { redact } from "../../../src/base/index.js";
-import type { JSONSchema, ValidateFn } from "../../../src/schema/index.js";
-import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tools/index.js";
+import {
+  checkOptions,
+  FailedUnmarshalInputError,
+  isRecord,
+  type Logger,
+  MAX_ARGUMENT_DEPTH,
+  nestsDeeperThan,
+  ProviderError,
+  redact,
+  silentLogger,
+  ToolTimeoutError,
+  type ValidationIssue,
+} from "../../../src/base/index.js";
 import type { FetchFn } from "../../../src/http/index.js";
-import { isRecord } from "../../../src/base/index.js";
+import type { JSONSchema, ValidateFn } from "../../../src/schema/index.js";
+import { jsonSchema, jsonSchemaValidator } from "../../../src/schema/index.js";
+import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tools/index.js";
 import { readToolResult } from "../wire/content.js";
 import { headersFor, paramHeaders } from "../wire/param-headers.js";
 import { mapToolNames } from "./names.js";
@@ -147,8 +154,7 @@ function remoteTool(session: Session, remote: RemoteTool, localName: string, tim
   let compiled: ValidateFn | undefined;
   // A schema our validator cannot read (an unresolvable $ref, say) is the server's to check:
   // then we only make sure the arguments are an object.
-  const shapeOnly: ValidateFn = (value) =>
-    isRecord(value) ? { ok: true, value } : { ok: false, issues: [{ path: "/", message: "must be an object" }] };
+  const shapeOnly: ValidateFn = (value) => (isRecord(value) ? { ok: true, value } : { ok: false, issues: [{ path: "/", message: "must be an object" }] });
   const validator: ValidateFn = async (value) => {
     try {
       compiled ??= jsonSchemaValidator(remote.parameters);
@@ -238,7 +244,9 @@ async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<
   const message = typeof p.message === "string" ? p.message : `The tool ${tool} needs input.`;
   if (p.mode === "url") throw new Error(`the MCP tool ${tool} asks the user to open a URL (${String(p.url)}), which toolloop does not offer`);
   if (!ctx.requestInput) {
-    throw new Error(`the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension({ secret }) }) (ctx.requestInput)`);
+    throw new Error(
+      `the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension({ secret }) }) (ctx.requestInput)`,
+    );
   }
   const schema = isRecord(p.requestedSchema) ? p.requestedSchema : undefined;
   // As a Standard Schema (jsonSchema()), so a client with suspension() checks the person's answer
@@ -272,7 +280,5 @@ function defaultOf(schema: Record<string, unknown>, key: string): unknown {
 
 function issuesOf(data: unknown): ValidationIssue[] {
   const list = isRecord(data) && Array.isArray(data.issues) ? data.issues : [];
-  return list.filter(
-    (i): i is ValidationIssue => isRecord(i) && typeof i.path === "string" && typeof i.message === "string",
-  );
+  return list.filter((i): i is ValidationIssue => isRecord(i) && typeof i.path === "string" && typeof i.message === "string");
 }

@@ -3,12 +3,19 @@
 // known; on 2026-07-28 the SEP-2243 Mcp-Method / Mcp-Name / Mcp-Param-* headers), sends it,
 // and names a failure without the URL's credentials. It knows no protocol flow: the session
 // (session.ts) decides what to send and sets `state` as it learns it.
-import { abortReason, ConnectionError, isAbortError, ProviderError } from "../../../src/base/index.js";
-import { readText, type ReadSettings } from "../../../src/http/index.js";
-import { describeError as describe } from "../../../src/base/index.js";
+import {
+  abortReason,
+  ConnectionError,
+  describeError as describe,
+  isAbortError,
+  isRecord,
+  ProviderError,
+  registerHeaderSecrets,
+  registerURLSecrets,
+  stripURLs,
+} from "../../../src/base/index.js";
 import type { FetchFn } from "../../../src/http/index.js";
-import { registerHeaderSecrets, registerURLSecrets, stripURLs } from "../../../src/base/index.js";
-import { isRecord } from "../../../src/base/index.js";
+import { type ReadSettings, readText } from "../../../src/http/index.js";
 import { encodeHeaderValue } from "../wire/envelope.js";
 import { errorCodeName } from "../wire/jsonrpc.js";
 import type { ProtocolVersion } from "../wire/versions.js";

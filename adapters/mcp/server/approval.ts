@@ -6,11 +6,12 @@
 // only on the retry of the round that asked it (its sealed requestState asked `approval`, for
 // the same arguments: server.ts and input.ts drop every other answer), and then travels in
 // requestState with the arguments it approved, so a retry with other arguments asks again.
-import { thrownText } from "../../../src/loop/index.js";
+
 import type { Logger } from "../../../src/base/index.js";
-import { checksInput, toolInput, type InputRequest, type Tool, type ToolContext } from "../../../src/tools/index.js";
 import { isRecord } from "../../../src/base/index.js";
-import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
+import { thrownText } from "../../../src/loop/index.js";
+import { checksInput, type InputRequest, type Tool, type ToolContext, toolInput } from "../../../src/tools/index.js";
+import { type AskClient, type Asked, createInputBridge, type InputRound } from "./input.js";
 
 /** The inputRequests key of the approval question; a handler's own questions are q0, q1, ... unless they name one. */
 export const APPROVAL_KEY = "approval";

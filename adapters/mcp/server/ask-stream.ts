@@ -16,7 +16,12 @@ export interface ClientAsks {
   /** A client's answer to one of our questions: true when it was ours (and is now settled). */
   settle(response: JsonRpcResponse): boolean;
   /** Runs `work`; if it asks, the result is an SSE stream of the questions and then the response. */
-  serve(work: (ask: AskClient) => Promise<JsonRpcResponse>, signal: AbortSignal, headers: Record<string, string>, plain: (r: JsonRpcResponse) => Response): Promise<Response>;
+  serve(
+    work: (ask: AskClient) => Promise<JsonRpcResponse>,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+    plain: (r: JsonRpcResponse) => Response,
+  ): Promise<Response>;
 }
 
 export function createClientAsks(): ClientAsks {
@@ -56,10 +61,12 @@ export function createClientAsks(): ClientAsks {
       const first = await Promise.race([done.then((r) => ({ r })), streaming.then(() => undefined)]);
       if (first && !writer) return plain(first.r);
       const w = writer!;
-      done.then(
-        (r) => w.write(encoder.encode(sseEvent(r))).then(() => w.close()),
-        () => w.close(),
-      ).catch(() => {});
+      done
+        .then(
+          (r) => w.write(encoder.encode(sseEvent(r))).then(() => w.close()),
+          () => w.close(),
+        )
+        .catch(() => {});
       return sseResponse(readable, headers);
     },
   };

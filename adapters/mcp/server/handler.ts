@@ -6,18 +6,24 @@
 // request picks its era: one whose params._meta names 2026-07-28 is served by that revision
 // (wire/envelope.ts checks it and its headers); any other by the 2025-11-25 family as before.
 // Building the handler does no I/O, randomness or timers, so it may sit at module top level.
-import { silentLogger } from "../../../src/base/index.js";
-import { checkOptions } from "../../../src/base/index.js";
-import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "../wire/http.js";
-import { classify, failure, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, PARSE_ERROR, type JsonRpcResponse } from "../wire/jsonrpc.js";
-import { createDispatcher, type CallContext, type Dispatch, type ServerOptions } from "./server.js";
-import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
+import { checkOptions, isRecord, MAX_RESPONSE_DEPTH, parseJSONBounded, silentLogger } from "../../../src/base/index.js";
 import { checkParamHeaders, classifyEra } from "../wire/envelope.js";
+import { acceptedTypes, errorResponse, jsonResponse, mediaType, sseEvent, sseResponse } from "../wire/http.js";
+import {
+  classify,
+  failure,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  type JsonRpcResponse,
+  METHOD_NOT_FOUND,
+  MISSING_CLIENT_CAPABILITY,
+  PARSE_ERROR,
+} from "../wire/jsonrpc.js";
 import { paramHeaders } from "../wire/param-headers.js";
+import { ASSUMED_PROTOCOL_VERSION, allowsBatches, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "../wire/versions.js";
+import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
 import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
-import { MAX_RESPONSE_DEPTH, parseJSONBounded } from "../../../src/base/index.js";
-import { isRecord } from "../../../src/base/index.js";
-import { allowsBatches, ASSUMED_PROTOCOL_VERSION, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "../wire/versions.js";
+import { type CallContext, createDispatcher, type Dispatch, type ServerOptions } from "./server.js";
 
 export interface McpHandlerOptions extends ServerOptions {
   /**
@@ -55,7 +61,11 @@ const DEFAULT_ALLOWED_HEADERS = "Content-Type, Accept, Authorization, Mcp-Protoc
 
 /** Serves `tools` as an MCP server at whatever path the returned function is mounted on. */
 export function mcpHandler(options: McpHandlerOptions): (request: Request) => Promise<Response> {
-  checkOptions("mcpHandler()", options, "name version tools instructions cache requestStateSecret logger allowedOrigins legacyElicitation authorize maxBodyBytes maxBatchSize maxBatchConcurrency");
+  checkOptions(
+    "mcpHandler()",
+    options,
+    "name version tools instructions cache requestStateSecret logger allowedOrigins legacyElicitation authorize maxBodyBytes maxBatchSize maxBatchConcurrency",
+  );
   const limits = handlerLimits(options);
   const dispatch = createDispatcher(options);
   const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;
@@ -164,7 +174,11 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
     if (header !== null && !initializing && !isSupportedVersion(header)) {
       return errorResponse(
         400,
-        failure(null, INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${LEGACY_PROTOCOL_VERSIONS.join(", ")}; 2026-07-28 names its revision in params._meta)`),
+        failure(
+          null,
+          INVALID_REQUEST,
+          `Bad Request: unsupported MCP-Protocol-Version ${header} (supported: ${LEGACY_PROTOCOL_VERSIONS.join(", ")}; 2026-07-28 names its revision in params._meta)`,
+        ),
         cors,
       );
     }
@@ -179,7 +193,11 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
       }
       if (body.length === 0) return errorResponse(400, failure(null, INVALID_REQUEST, "Invalid Request: empty batch"), cors);
       if (body.length > limits.maxBatchSize) {
-        return errorResponse(400, failure(null, INVALID_REQUEST, `Invalid Request: a batch of ${body.length} messages is more than the ${limits.maxBatchSize} this server takes`), cors);
+        return errorResponse(
+          400,
+          failure(null, INVALID_REQUEST, `Invalid Request: a batch of ${body.length} messages is more than the ${limits.maxBatchSize} this server takes`),
+          cors,
+        );
       }
       batch = true;
       const answers = await mapBounded(body, limits.maxBatchConcurrency, (item) => answer(dispatch, item, ctx, true));
@@ -193,7 +211,13 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
         return emptyResponse(202, cors);
       }
       const session = request.headers.get("mcp-session-id");
-      if (asks && c.kind === "request" && c.message.method === "tools/call" && session?.startsWith(ELICITING_SESSION) && acceptedTypes(request.headers.get("accept")).includes("text/event-stream")) {
+      if (
+        asks &&
+        c.kind === "request" &&
+        c.message.method === "tools/call" &&
+        session?.startsWith(ELICITING_SESSION) &&
+        acceptedTypes(request.headers.get("accept")).includes("text/event-stream")
+      ) {
         const message = c.message;
         return asks.serve((ask) => dispatch(message, { ...ctx, ask }), request.signal, cors, reply);
       }

@@ -15,9 +15,10 @@
 // call's own event stream (`ask`). Without a way to ask (2025-03-26 and older, or a 2025-era client
 // without the elicitation capability) the call ends in a tool error that says why; a 2026-07-28
 // client without it gets -32021 (MissingRequiredClientCapability), as that revision requires.
-import { isSchemaInput, toJSONSchema, type JSONSchema } from "../../../src/schema/index.js";
-import type { InputRequest } from "../../../src/tools/index.js";
+
 import { isRecord } from "../../../src/base/index.js";
+import { isSchemaInput, type JSONSchema, toJSONSchema } from "../../../src/schema/index.js";
+import type { InputRequest } from "../../../src/tools/index.js";
 
 export interface InputRound {
   /** params.inputResponses of the retried call (keyed like the inputRequests we sent). Only those under `asked` count. */
@@ -85,7 +86,8 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
         return { kind: "missing_capability", message: `Missing required client capability: elicitation (the tool asks the user "${first.message}")` };
       }
       if (!round) {
-        const why = "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
+        const why =
+          "this connection cannot ask the user (the client declared no elicitation, or this server takes no 2025-era answers; 2026-07-28 clients can always be asked)";
         return { kind: "refused", message: `The tool needs input from the user ("${first.message}"), but ${why}.` };
       }
       const inputRequests: Record<string, unknown> = {};
@@ -99,7 +101,8 @@ export function createInputBridge(round: InputRound | undefined, canElicit: bool
 
 /** Elicitation takes a flat object schema; anything else is asked as one property and unwrapped. */
 function elicitationSchema(schema: unknown): { schema: JSONSchema; wrapped: boolean } {
-  const json: JSONSchema | undefined = schema === undefined ? undefined : isSchemaInput(schema) ? toJSONSchema(schema, "requestInput()") : isRecord(schema) ? schema : undefined;
+  const json: JSONSchema | undefined =
+    schema === undefined ? undefined : isSchemaInput(schema) ? toJSONSchema(schema, "requestInput()") : isRecord(schema) ? schema : undefined;
   if (json && json.type === "object" && isRecord(json.properties)) {
     const { $schema: _drop, ...rest } = json;
     return { schema: rest, wrapped: false };

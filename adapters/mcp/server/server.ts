@@ -7,67 +7,39 @@
 // it throws becomes an isError result. A tool with needsApproval asks the client's user
 // first (one more question, through the same input path as ctx.requestInput), and runs only
 // once the user approved this call with these arguments.
-import { InvalidToolError, isToolloopError, type ValidationIssue } from "../../../src/base/index.js";
+import {
+  InvalidToolError,
+  isRecord,
+  isToolloopError,
+  MAX_ARGUMENT_DEPTH,
+  nestsDeeperThan,
+  silentLogger,
+  type ValidationIssue,
+} from "../../../src/base/index.js";
 import { askingWith, invokeTool, thrownText } from "../../../src/loop/index.js";
-import { silentLogger, type Logger } from "../../../src/base/index.js";
-import { createRegistry } from "../../../src/tools/index.js";
-import { jsonSchemaValidator } from "../../../src/schema/index.js";
-import { MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../../../src/base/index.js";
 import type { ValidateFn } from "../../../src/schema/index.js";
+import { jsonSchemaValidator } from "../../../src/schema/index.js";
 import type { Tool } from "../../../src/tools/index.js";
-import { isRecord } from "../../../src/base/index.js";
-import { approve, APPROVAL_KEY } from "./approval.js";
+import { createRegistry } from "../../../src/tools/index.js";
 import { toMcpContent } from "../wire/content.js";
-import { createInputBridge, type AskClient, type Asked, type InputRound } from "./input.js";
+import {
+  canonicalJson,
+  failure,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  METHOD_NOT_FOUND,
+  MISSING_CLIENT_CAPABILITY,
+  success,
+} from "../wire/jsonrpc.js";
+import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion } from "../wire/versions.js";
+import { APPROVAL_KEY, approve } from "./approval.js";
+import { type Asked, createInputBridge, type InputRound } from "./input.js";
 import { createStateSeal } from "./request-state.js";
-import { canonicalJson, failure, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_CLIENT_CAPABILITY, success, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
-import { inputErrorsAreToolResults, isModern, META, MODERN_PROTOCOL_VERSION, negotiateVersion, type ProtocolVersion } from "../wire/versions.js";
+import type { CallContext, Dispatch, McpServedTool, ServerOptions } from "./types.js";
 
-/** Hints about a tool's behaviour that MCP clients may show or use (untrusted by spec). */
-export interface McpToolAnnotations {
-  title?: string;
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
-
-/** A Tool, optionally with the display metadata MCP can carry. */
-export type McpServedTool = Tool & { title?: string; annotations?: McpToolAnnotations };
-
-export interface ServerOptions {
-  name: string;
-  version: string;
-  tools: readonly McpServedTool[];
-  /** Sent in the initialize / server/discover result: how to use this server's tools. */
-  instructions?: string | undefined;
-  /**
-   * How long (ms) 2026-07-28 clients may cache tools/list and server/discover, and whether
-   * shared caches may keep them ("public": the list is the same for every caller). Default
-   * { ttlMs: 300000, scope: "public" }.
-   */
-  cache?: { ttlMs?: number; scope?: "public" | "private" } | undefined;
-  /**
-   * Key for the HMAC that seals a 2026-07-28 requestState (the answers a tool got in earlier
-   * rounds), so an edited one is refused. Give every instance the same secret. Without it the
-   * key derives from `name`: edits are still caught, a deliberate forgery is not.
-   */
-  requestStateSecret?: string | undefined;
-  logger?: Logger | undefined;
-}
-
-export interface CallContext {
-  /** The revision in effect for this request (modern: its `_meta`; legacy: header, or the spec's assumption). */
-  version: ProtocolVersion;
-  /** Aborted when the HTTP request goes away. */
-  signal: AbortSignal;
-  /** The client's capabilities when this request states them (every 2026-07-28 request does). */
-  clientCapabilities?: Record<string, unknown>;
-  /** 2025-era only: a request to the client on this call's event stream (set when the client can elicit). */
-  ask?: AskClient;
-}
-
-export type Dispatch = (request: JsonRpcRequest, ctx: CallContext) => Promise<JsonRpcResponse>;
+export type { CallContext, Dispatch, McpServedTool, McpToolAnnotations, ServerOptions } from "./types.js";
 
 const DEFAULT_TTL_MS = 300_000;
 
@@ -171,14 +143,16 @@ export function createDispatcher(options: ServerOptions): Dispatch {
       const responses = params.inputResponses === undefined ? {} : params.inputResponses;
       if (!isRecord(responses)) return failure(req.id, INVALID_PARAMS, "tools/call params.inputResponses must be an object");
       const bad = Object.entries(responses).find(([, r]) => !isRecord(r));
-      if (bad) return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);
+      if (bad)
+        return failure(req.id, INVALID_PARAMS, `tools/call params.inputResponses.${bad[0]} must be a result object (for elicitation: { action, content })`);
       // Answers count only as the retry of the round that asked them: its state names the
       // questions, for this tool (the seal) and these arguments. Without a state nothing was
       // asked; a state from other arguments is not used (the call starts over, asking again).
       round = { responses, earlier: {}, asked: [] };
       if (params.requestState !== undefined) {
         const opened = typeof params.requestState === "string" ? await seal.open(name, params.requestState) : undefined;
-        if (!opened) return failure(req.id, INVALID_PARAMS, `tools/call params.requestState failed its integrity check (not a state this server issued for tool ${name})`);
+        if (!opened)
+          return failure(req.id, INVALID_PARAMS, `tools/call params.requestState failed its integrity check (not a state this server issued for tool ${name})`);
         if (opened.args === bound) round = { responses, earlier: opened.answers, asked: opened.asked };
         else logger.info("mcp requestState is for other arguments: asking again", { tool: name });
       }
@@ -220,7 +194,9 @@ export function createDispatcher(options: ServerOptions): Dispatch {
     // The approval's key is taken: a handler question under it would read the approval's answer.
     const requestInput: typeof bridge.requestInput = needed
       ? (request, suspend) =>
-          request.key === APPROVAL_KEY ? Promise.reject(new Error(`the question key "${APPROVAL_KEY}" is taken by the approval of this call; give the question another key`)) : bridge.requestInput(request, suspend)
+          request.key === APPROVAL_KEY
+            ? Promise.reject(new Error(`the question key "${APPROVAL_KEY}" is taken by the approval of this call; give the question another key`))
+            : bridge.requestInput(request, suspend)
       : bridge.requestInput;
 
     logger.info("mcp tool call", { tool: name });

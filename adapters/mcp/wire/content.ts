@@ -7,8 +7,9 @@
 // structuredContent is added after the content as JSON text unless a text block already is
 // that JSON (the mirror the spec asks servers to send); with no content it is the result.
 // Published results (mcpHandler): the same mapping backwards, so a round trip keeps parts.
-import type { ContentPart } from "../../../src/conversation/index.js";
+
 import { isRecord } from "../../../src/base/index.js";
+import type { ContentPart } from "../../../src/conversation/index.js";
 import { canonicalJson } from "./jsonrpc.js";
 
 export interface RemoteResult {

@@ -5,9 +5,8 @@
 // "=?base64?...?=" form decoded). A mismatch is 400 with -32020 (HeaderMismatch); an
 // envelope without its required keys is 400 with -32602; a revision we do not serve is
 // 400 with -32022 listing what we do. Pure: headers and the parsed body in, a verdict out.
-import { isRecord } from "../../../src/base/index.js";
-import { failure, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION, type JsonRpcFailure } from "./jsonrpc.js";
-import { base64ToBytes, bytesToBase64 } from "../../../src/base/index.js";
+import { base64ToBytes, bytesToBase64, isRecord } from "../../../src/base/index.js";
+import { failure, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, type JsonRpcFailure, UNSUPPORTED_PROTOCOL_VERSION } from "./jsonrpc.js";
 import { isModern, isSupportedVersion, META, PROTOCOL_VERSIONS, type ProtocolVersion } from "./versions.js";
 
 export interface HeaderValues {
@@ -47,10 +46,17 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
       return mismatch(id, `initialize (the legacy handshake) was sent with MCP-Protocol-Version ${headers.protocolVersion}`);
     }
     // A notification has no envelope of its own: the header speaks for it.
-    if (!isRequest) return checkMethodHeader(body.method, headers, id) ?? { kind: "modern", version: headers.protocolVersion as ProtocolVersion, clientCapabilities: {} };
-    return reject(400, INVALID_PARAMS, id, `Invalid params: MCP-Protocol-Version names ${headers.protocolVersion}, but params._meta lacks ${META.protocolVersion}`, {
-      envelope: { missing: [META.protocolVersion] },
-    });
+    if (!isRequest)
+      return checkMethodHeader(body.method, headers, id) ?? { kind: "modern", version: headers.protocolVersion as ProtocolVersion, clientCapabilities: {} };
+    return reject(
+      400,
+      INVALID_PARAMS,
+      id,
+      `Invalid params: MCP-Protocol-Version names ${headers.protocolVersion}, but params._meta lacks ${META.protocolVersion}`,
+      {
+        envelope: { missing: [META.protocolVersion] },
+      },
+    );
   }
 
   // The envelope is claimed: validate it, never fall back to the legacy path.
@@ -69,7 +75,10 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
   }
   if (!isSupportedVersion(claim) || !isModern(claim)) {
     const supported = PROTOCOL_VERSIONS.filter(isModern);
-    return reject(400, UNSUPPORTED_PROTOCOL_VERSION, id, `Unsupported protocol version ${claim} (supported: ${supported.join(", ")})`, { supported, requested: claim });
+    return reject(400, UNSUPPORTED_PROTOCOL_VERSION, id, `Unsupported protocol version ${claim} (supported: ${supported.join(", ")})`, {
+      supported,
+      requested: claim,
+    });
   }
 
   // Standard headers (SEP-2243): required on requests, cross-checked on everything.
@@ -81,7 +90,8 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
     if (headers.name === null) return mismatch(id, "the Mcp-Name header is missing");
     const decoded = decodeHeaderValue(headers.name);
     if (decoded === undefined) return mismatch(id, "the Mcp-Name header is not valid =?base64?...?= text");
-    if (decoded !== body.params.name) return mismatch(id, `params.name is ${JSON.stringify(body.params.name)} but the Mcp-Name header names ${JSON.stringify(decoded)}`);
+    if (decoded !== body.params.name)
+      return mismatch(id, `params.name is ${JSON.stringify(body.params.name)} but the Mcp-Name header names ${JSON.stringify(decoded)}`);
   }
   return { kind: "modern", version: claim as ProtocolVersion, clientCapabilities: isRecord(caps) ? caps : {} };
 }
@@ -92,7 +102,12 @@ export function classifyEra(body: unknown, headers: HeaderValues): Era {
  * body's value once decoded; a missing, malformed (bad base64) or different header is -32020.
  * `marks` maps property → header name (param-headers.ts); `header` reads a request header.
  */
-export function checkParamHeaders(marks: ReadonlyMap<string, string>, args: unknown, header: (name: string) => string | null, id: string | number | null): Era | undefined {
+export function checkParamHeaders(
+  marks: ReadonlyMap<string, string>,
+  args: unknown,
+  header: (name: string) => string | null,
+  id: string | number | null,
+): Era | undefined {
   if (!isRecord(args)) return undefined;
   for (const [prop, name] of marks) {
     const value = args[prop];
@@ -101,7 +116,8 @@ export function checkParamHeaders(marks: ReadonlyMap<string, string>, args: unkn
     if (raw === null) return mismatch(id, `argument ${prop} is given but the Mcp-Param-${name} header is missing`);
     const decoded = decodeHeaderValue(raw);
     if (decoded === undefined) return mismatch(id, `the Mcp-Param-${name} header is not valid =?base64?...?= text`);
-    if (decoded !== String(value)) return mismatch(id, `argument ${prop} is ${JSON.stringify(value)} but the Mcp-Param-${name} header says ${JSON.stringify(decoded)}`);
+    if (decoded !== String(value))
+      return mismatch(id, `argument ${prop} is ${JSON.stringify(value)} but the Mcp-Param-${name} header says ${JSON.stringify(decoded)}`);
   }
   return undefined;
 }

@@ -23,7 +23,8 @@ export function paramHeaders(schema: Record<string, unknown>): ParamHeaders {
   for (const [prop, def] of Object.entries(props)) {
     if (!isRecord(def) || !("x-mcp-header" in def)) continue;
     const name = def["x-mcp-header"];
-    if (typeof name !== "string" || !TOKEN.test(name)) return { ok: false, reason: `property ${prop}: x-mcp-header ${JSON.stringify(name)} is not a header name` };
+    if (typeof name !== "string" || !TOKEN.test(name))
+      return { ok: false, reason: `property ${prop}: x-mcp-header ${JSON.stringify(name)} is not a header name` };
     if (typeof def.type !== "string" || !MIRRORED_TYPES.has(def.type)) {
       return { ok: false, reason: `property ${prop}: x-mcp-header is only for string, integer or boolean properties (it is ${JSON.stringify(def.type)})` };
     }

@@ -39,7 +39,14 @@ export function streamAgent(streamFn, m) {
         const results = await Promise.all(
           calls.map(async (call) => {
             validateToolCall(t, call);
-            return { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: TOOL_OUTPUT }], isError: false, timestamp: Date.now() };
+            return {
+              role: "toolResult",
+              toolCallId: call.id,
+              toolName: call.name,
+              content: [{ type: "text", text: TOOL_OUTPUT }],
+              isError: false,
+              timestamp: Date.now(),
+            };
           }),
         );
         ctx.messages.push(...results);

@@ -24,7 +24,17 @@ export const gemini = {
       for (const c of m.calls) parts.push({ functionCall: { name: c.name, args: JSON.parse(c.args) } });
       return { role: "model", parts };
     });
-    const tools = [{ functionDeclarations: [{ name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters: { type: "object", properties: TOOL_SCHEMA.properties, required: TOOL_SCHEMA.required } }] }];
+    const tools = [
+      {
+        functionDeclarations: [
+          {
+            name: TOOL_NAME,
+            description: TOOL_DESCRIPTION,
+            parameters: { type: "object", properties: TOOL_SCHEMA.properties, required: TOOL_SCHEMA.required },
+          },
+        ],
+      },
+    ];
     return { systemInstruction: { parts: [{ text: SYSTEM }] }, contents, tools };
   },
   decode: (body) => turnOf(body, { text: "", calls: [] }),

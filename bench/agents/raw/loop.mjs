@@ -37,9 +37,7 @@ export async function runLoop(codec, base, stream, onText) {
     const turn = stream ? await readSSE(res, codec.stream(onText)) : codec.decode(JSON.parse(await res.text()));
     history.push({ role: "assistant", text: turn.text, calls: turn.calls });
     if (turn.calls.length === 0) return turn.text;
-    const results = await Promise.all(
-      turn.calls.map(async (c) => ({ id: c.id, name: c.name, output: await tools[c.name](JSON.parse(c.args || "{}")) })),
-    );
+    const results = await Promise.all(turn.calls.map(async (c) => ({ id: c.id, name: c.name, output: await tools[c.name](JSON.parse(c.args || "{}")) })));
     history.push({ role: "tool", results });
   }
   throw new Error("too many steps");

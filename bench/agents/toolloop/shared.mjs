@@ -1,6 +1,7 @@
 // toolloop as its README shows it: a valibot tool, createClient, chat / stream.
-import * as v from "valibot";
+
 import { createClient, tool } from "toolloop";
+import * as v from "valibot";
 import { MAX_STEPS, PROMPT, SYSTEM, TOOL_DESCRIPTION, TOOL_NAME, TOOL_OUTPUT } from "../common.mjs";
 
 const weather = () =>
@@ -11,8 +12,7 @@ const weather = () =>
     run: async () => TOOL_OUTPUT,
   });
 
-const client = (provider, tools, maxSteps = MAX_STEPS) =>
-  createClient({ provider, systemPrompt: SYSTEM, tools, maxSteps, parallelTools: true });
+const client = (provider, tools, maxSteps = MAX_STEPS) => createClient({ provider, systemPrompt: SYSTEM, tools, maxSteps, parallelTools: true });
 
 /** Each run is a new conversation on the same provider. */
 export function jsonAgent(provider) {

@@ -18,11 +18,22 @@
 // set); MODEL overrides the model and PROVIDER_BASE_URL points at a proxy (or a mock).
 // No nodejs_compat: toolloop needs only fetch, Web Streams and Web Crypto.
 import { DurableObject } from "cloudflare:workers";
-import * as v from "valibot";
-import { createClient, isToolloopError, suspension, tool, type Client, type Decision, type Message, type Provider, type StreamEvent, type Tool } from "toolloop";
+import {
+  type Client,
+  createClient,
+  type Decision,
+  isToolloopError,
+  type Message,
+  type Provider,
+  type StreamEvent,
+  suspension,
+  type Tool,
+  tool,
+} from "toolloop";
 import { claude } from "toolloop/claude";
 import { openai } from "toolloop/openai";
 import { scriptedProvider } from "toolloop/testing";
+import * as v from "valibot";
 
 export interface Env {
   CONVERSATIONS: DurableObjectNamespace<Conversation>;
@@ -140,7 +151,8 @@ export class Conversation extends DurableObject<Env> {
     if (request.method === "PUT") return this.replace(body);
     if (decisionsPath) {
       // (An empty list would resume nothing and, with nothing waiting, call the model again.)
-      if (!Array.isArray(body?.decisions) || body.decisions.length === 0) return bad('expected a JSON body {"decisions": [{"callId": "...", "approved": true}, ...]}');
+      if (!Array.isArray(body?.decisions) || body.decisions.length === 0)
+        return bad('expected a JSON body {"decisions": [{"callId": "...", "approved": true}, ...]}');
       const decisions = body.decisions as Decision[];
       return this.turn((client) => client.stream(undefined, { decisions }), true);
     }

@@ -5,7 +5,7 @@
 // refusal; scripts/mcp-conformance.mjs lists them.
 import * as v from "valibot";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
-import { jsonTool, tool, type Tool, type ToolContext } from "../../../src/index.js";
+import { jsonTool, type Tool, type ToolContext, tool } from "../../../src/index.js";
 import { toolOutput } from "../../../src/tools/tool.js";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -146,10 +146,26 @@ function conformanceTools(): Tool[] {
         type: "object",
         properties: {
           untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
-          titledSingle: { type: "string", oneOf: [{ const: "value1", title: "First Option" }, { const: "value2", title: "Second Option" }, { const: "value3", title: "Third Option" }] },
+          titledSingle: {
+            type: "string",
+            oneOf: [
+              { const: "value1", title: "First Option" },
+              { const: "value2", title: "Second Option" },
+              { const: "value3", title: "Third Option" },
+            ],
+          },
           legacyEnum: { type: "string", enum: ["opt1", "opt2", "opt3"], enumNames: ["Option One", "Option Two", "Option Three"] },
           untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
-          titledMulti: { type: "array", items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" }, { const: "value3", title: "Third Choice" }] } },
+          titledMulti: {
+            type: "array",
+            items: {
+              anyOf: [
+                { const: "value1", title: "First Choice" },
+                { const: "value2", title: "Second Choice" },
+                { const: "value3", title: "Third Choice" },
+              ],
+            },
+          },
         },
       },
       "Please select options from the enum fields",

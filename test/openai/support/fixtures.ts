@@ -2,8 +2,8 @@
 // the tests need: raw SSE text as it crossed the wire, JSONL turned back into SSE with the
 // framing PROVENANCE §2.4 documents, and helpers that cut byte streams at random places.
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createSSEParser } from "../../../src/http/sse.js";
 
 /** The shared fixture tree (PROVENANCE.md); TOOLLOOP_FIXTURES points elsewhere when it lives elsewhere. */

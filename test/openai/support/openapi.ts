@@ -3,8 +3,8 @@
 // checked with @cfworker/json-schema. OpenAPI adds keywords JSON Schema does not have
 // (example, discriminator, nullable, x-*); they are removed or translated first.
 import { readFileSync } from "node:fs";
-import { Validator } from "@cfworker/json-schema";
 import { join } from "node:path";
+import { Validator } from "@cfworker/json-schema";
 import { FIXTURES_ROOT } from "./fixtures.js";
 import { parseYAML } from "./yaml.js";
 
@@ -14,7 +14,18 @@ type Schema = Record<string, unknown>;
 
 const MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 const LIST_KEYWORDS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
-const SCHEMA_KEYWORDS = new Set(["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems"]);
+const SCHEMA_KEYWORDS = new Set([
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+]);
 const DROPPED = new Set(["example", "examples", "discriminator", "nullable", "deprecated", "externalDocs", "xml"]);
 
 /** An OpenAPI schema object → plain JSON Schema (refs into #/$defs). */

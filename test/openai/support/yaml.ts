@@ -213,7 +213,7 @@ function mappingKey(text: string): { key: string; end: number } | undefined {
     const inner = text.slice(1, close);
     return { key: c === '"' ? unescapeDouble(inner) : inner.replace(/''/g, "'"), end: close + 2 };
   }
-  if (c === "[" || c === "{" || c === "#" || c === "|" || c === ">" || c === "-" && text[1] === " ") return undefined;
+  if (c === "[" || c === "{" || c === "#" || c === "|" || c === ">" || (c === "-" && text[1] === " ")) return undefined;
   for (let i = 0; i < text.length; i++) {
     if (text[i] === ":" && (i + 1 === text.length || text[i + 1] === " ")) return { key: text.slice(0, i).trim(), end: i + 1 };
     if (text[i] === " " && text[i + 1] === "#") return undefined;
@@ -270,18 +270,32 @@ function fold(inner: string, double: boolean): string {
 function unescapeDouble(s: string): string {
   return s.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/g, (_, e: string) => {
     switch (e[0]) {
-      case "n": return "\n";
-      case "t": return "\t";
-      case "r": return "\r";
-      case "0": return "\0";
-      case "b": return "\b";
-      case "f": return "\f";
-      case "e": return "\x1b";
-      case " ": return " ";
-      case "_": return "\u00a0";
-      case "N": return "\u0085";
-      case "x": case "u": case "U": return String.fromCodePoint(parseInt(e.slice(1), 16));
-      default: return e; // \" \\ \/
+      case "n":
+        return "\n";
+      case "t":
+        return "\t";
+      case "r":
+        return "\r";
+      case "0":
+        return "\0";
+      case "b":
+        return "\b";
+      case "f":
+        return "\f";
+      case "e":
+        return "\x1b";
+      case " ":
+        return " ";
+      case "_":
+        return "\u00a0";
+      case "N":
+        return "\u0085";
+      case "x":
+      case "u":
+      case "U":
+        return String.fromCodePoint(parseInt(e.slice(1), 16));
+      default:
+        return e; // \" \\ \/
     }
   });
 }
@@ -415,6 +429,11 @@ class Flow {
       if (ch === ":" && /[\s,\]}]/.test(this.src[this.i + 1] ?? " ")) break;
       this.i++;
     }
-    return plain(this.src.slice(start, this.i).trim().replace(/\s*\n\s*/g, " "));
+    return plain(
+      this.src
+        .slice(start, this.i)
+        .trim()
+        .replace(/\s*\n\s*/g, " "),
+    );
   }
 }

@@ -1,14 +1,15 @@
 // The README quickstart, verbatim, then every public options type given values that may be
 // undefined (environment variables), as strict presets (exactOptionalPropertyTypes) see them.
-import * as v from "valibot";
-import { tool, createClient, jsonTool, type ClientOptions } from "toolloop";
+
+import { type ClientOptions, createClient, jsonTool, tool } from "toolloop";
 import { claude } from "toolloop/claude";
-import { openai, openaiChat, openaiCompatible } from "toolloop/openai";
-import { gemini } from "toolloop/gemini";
 import { claudeLocal } from "toolloop/claude-local";
-import { tavilySearch } from "toolloop/tavily";
+import { gemini } from "toolloop/gemini";
 import { mcpHandler, mcpTools } from "toolloop/mcp";
+import { openai, openaiChat, openaiCompatible } from "toolloop/openai";
+import { tavilySearch } from "toolloop/tavily";
 import { scriptedProvider } from "toolloop/testing";
+import * as v from "valibot";
 
 const getWeather = tool({
   name: "get_weather",
