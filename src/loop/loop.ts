@@ -72,7 +72,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
 
     toolCalls += calls.length;
     if (onEvent) {
-      for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name.toLowerCase(), input: tryParse(c.arguments), arguments: c.arguments });
+      for (const c of calls) emit({ type: "tool-call", callId: c.id, name: c.name.toLowerCase(), input: callInput(c.arguments), arguments: c.arguments });
     }
     if (step === cfg.maxSteps && !cfg.finalAnswerOnMaxSteps) {
       // No model call will read these results, so the tools are not run; the history still gets answers.
@@ -177,7 +177,7 @@ function heal(history: Message[], logger: Logger): void {
 }
 
 /** The parsed arguments, or the raw string when they do not parse. */
-export function tryParse(args: string): unknown {
+export function callInput(args: string): unknown {
   try {
     return parseJSONArguments(args);
   } catch {

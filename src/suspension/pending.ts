@@ -3,7 +3,7 @@
 // as it comes in (a saved history, add()), and cancelled when a new prompt comes instead.
 import { jsonWithin, MAX_RESPONSE_DEPTH } from "../base/index.js";
 import type { Message, PendingState, ToolCall, ToolResult } from "../conversation/index.js";
-import { type PendingCall, type Plan, tryParse } from "../loop/index.js";
+import { callInput, type PendingCall, type Plan } from "../loop/index.js";
 
 /** A call in history that waits for a decision: the call, its pending result, and where its tool message is. */
 export interface Waiting {
@@ -30,7 +30,7 @@ export function pendingCalls(history: readonly Message[]): PendingCall[] {
   return waitingCalls(history).map(({ call, result: { name, pending } }) => ({
     callId: call.id,
     name,
-    input: tryParse(call.arguments),
+    input: callInput(call.arguments),
     arguments: call.arguments,
     kind: pending.kind,
     ...(pending.message !== undefined && { message: pending.message }),
