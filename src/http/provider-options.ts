@@ -1,7 +1,7 @@
 // The options every provider factory takes, and how one request's HTTP settings are made
 // from them: the request's overrides applied, the key registered for redaction, and the
 // guard that keeps a real key from leaving a browser page for the vendor's own host.
-import { BrowserKeyError, hostOf, isBrowser, numberOption, registerSecret } from "../base/index.js";
+import { BrowserKeyError, hostOf, isBrowser, numberOption, registerHeaderSecrets, registerSecret } from "../base/index.js";
 import type { ErrorBodyReader, FetchFn, HttpSettings } from "./http.js";
 
 /**
@@ -53,12 +53,10 @@ export function httpSettings(provider: string, options: ProviderOptions, default
   // The key stays registered while the options (the provider holding them) or these settings
   // (a request in flight) are alive; keyOwners keeps the options alive as long as the settings
   // are, for callers that pass a fresh options object per request. A key may come in a header
-  // instead (a gateway's auth header): a header named for a credential is a secret too, by its
-  // last word (the token after "Bearer").
+  // instead (a gateway's auth header): a header named for a credential is a secret too, by the
+  // same rule mcpTools uses (secrets.ts: the whole value and its last word, the token after "Bearer").
   if (options.apiKey) registerSecret(options.apiKey, options);
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    if (/auth|key|token|secret/i.test(name)) registerSecret(String(value).trim().split(/\s+/).pop()!, options);
-  }
+  if (options.headers) registerHeaderSecrets(options.headers, options);
   keyOwners.set(settings, options);
   return settings;
 }
