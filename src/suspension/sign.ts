@@ -3,7 +3,7 @@
 // With suspension({ secret }), each pending call carries an HMAC-SHA-256 (Web Crypto, so it
 // runs the same in browsers, Workers, Deno, Bun and Node) over what the decision acts on and
 // the conversation the call was made in.
-import { InvalidOptionsError } from "../base/index.js";
+import { bytesToBase64, InvalidOptionsError } from "../base/index.js";
 import type { ContentPart, Message, PendingState, ToolCall } from "../conversation/index.js";
 
 /** Signs `call`, made by the assistant message at `history[made]`, waiting in `state`. */
@@ -70,9 +70,7 @@ export function createSigner(secret: string | CryptoKey): Signer {
       state.approved === true,
     ]);
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(data)));
-    let s = "";
-    for (const b of mac) s += String.fromCharCode(b);
-    return btoa(s);
+    return bytesToBase64(mac);
   };
 }
 
