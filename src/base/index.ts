@@ -10,4 +10,5 @@ export * from "./log.js";
 export * from "./options.js";
 export * from "./runtime.js";
 export * from "./secrets.js";
+export * from "./store.js";
 export * from "./values.js";
