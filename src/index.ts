@@ -63,6 +63,16 @@ export {
   type TracingLayer,
   tracing,
 } from "./cost/index.js";
+export {
+  type DurableClient,
+  type Journal,
+  JournalError,
+  type JournalOptions,
+  openJournal,
+  RecoveryLimitError,
+  RunInterruptedError,
+  type RunStatus,
+} from "./journal/index.js";
 export type { PendingCall, PrepareStep, RunResult, StepResult, StepSettings, StreamEvent, ToolOutcome } from "./loop/index.js";
 export { costExceeds, hasToolCall, type StopCondition, type StopState, stepCountIs, tokensExceed } from "./loop/index.js";
 export { type JSONSchema, jsonSchema, type SchemaInput, type StandardJSONSchemaLike, toJSONSchema } from "./schema/index.js";

@@ -156,6 +156,41 @@ export class IdleTimeoutError extends ToolloopError {
   }
 }
 
+/**
+ * A stream produced no content for too long (stallTimeout): none within `first` ms of the
+ * request (phase "first"), or none for `between` ms after the last content delta (phase
+ * "between"). Pings and keep-alives do not count as content. The request was aborted.
+ * `afterContent` says whether the caller already saw part of this answer (onDelta): before any,
+ * fallback() moves the request to its next provider; after, the error is the caller's.
+ */
+export class StallError extends ToolloopError {
+  declare readonly provider: string;
+  declare readonly phase: "first" | "between";
+  declare readonly ms: number;
+  declare readonly afterContent: boolean;
+  constructor(provider: string, phase: "first" | "between", ms: number) {
+    super("stall", `${provider}: no content for ${ms} ms after ${phase === "first" ? "the request" : "the last delta"} (stallTimeout.${phase})`);
+    this.provider = provider;
+    this.phase = phase;
+    this.ms = ms;
+    this.afterContent = phase === "between";
+  }
+}
+
+/**
+ * True when a run that failed with `err` may be continued by sending the same model request
+ * again: the request failed in transit (no answer: ConnectionError; a stream that broke:
+ * StreamError; one that went silent: IdleTimeoutError, StallError, before or after content).
+ * Nothing of the failed reply is in the history (the loop adds a reply only once it is whole),
+ * so the history is valid as it is; a journal or a caller may resend. Errors that say the
+ * request or the setup is wrong (a 4xx ProviderError, bad options, a refused schema) are not.
+ * Checked by code, so it holds across realms.
+ */
+export function isRecoverable(err: unknown): boolean {
+  const code = isToolloopError(err) ? err.code : undefined;
+  return code === "stall" || code === "stream_error" || code === "idle_timeout" || code === "connection_error";
+}
+
 export class ToolTimeoutError extends ToolloopError {
   declare readonly ms: number;
   constructor(tool: string, ms: number) {
@@ -248,7 +283,8 @@ export class InvalidOptionsError extends ToolloopError {
 function instance<E>(): E {
   return undefined as E;
 }
-const IN_ADAPTER = null; // a code whose class lives in an adapter (adapters/claude-local)
+const IN_ADAPTER = null; // a code whose class lives in an adapter (adapters/claude-local, adapters/mcp/oauth)
+const IN_JOURNAL = null; // durable runs' codes: their classes live in src/journal/errors.ts
 const CLASS_OF = {
   failed_unmarshal_input: instance<FailedUnmarshalInputError>,
   tool_name_collision: instance<ToolNameCollisionError>,
@@ -261,15 +297,20 @@ const CLASS_OF = {
   connection_error: instance<ConnectionError>,
   stream_error: instance<StreamError>,
   idle_timeout: instance<IdleTimeoutError>,
+  stall: instance<StallError>,
   tool_timeout: instance<ToolTimeoutError>,
   structured_output: instance<StructuredOutputError>,
   invalid_history: instance<InvalidHistoryError>,
   browser_key: instance<BrowserKeyError>,
   runtime_not_supported: IN_ADAPTER,
   cli_error: IN_ADAPTER,
+  auth_error: IN_ADAPTER, // adapters/mcp/oauth (AuthError)
   unsupported_content: instance<UnsupportedContentError>,
   suspended: instance<SuspendedError>,
   invalid_decision: instance<InvalidDecisionError>,
   missing_api_key: instance<MissingApiKeyError>,
   invalid_options: instance<InvalidOptionsError>,
+  journal: IN_JOURNAL,
+  recovery_limit: IN_JOURNAL,
+  run_interrupted: IN_JOURNAL,
 };

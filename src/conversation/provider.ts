@@ -58,6 +58,8 @@ export interface ModelRequest {
   /** Per-request overrides of the provider's own settings (createClient options). */
   maxRetries?: number;
   idleTimeout?: number;
+  /** What the request is for when it is not a step of the loop: compaction's summary says "summary" (a journal does not record it). */
+  purpose?: "summary";
 }
 
 export interface ModelResponse {

@@ -155,6 +155,7 @@ function compactor(options: CompactionOptions, inner: Provider): Compactor {
             tools: cfg.registry.specs,
             webSearch: cfg.registry.webSearch,
             toolChoice: "none",
+            purpose: "summary",
             ...(opts.signal ? { signal: opts.signal } : {}),
           })
           .catch((err: unknown) => {

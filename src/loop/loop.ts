@@ -110,7 +110,7 @@ export async function runLoop(history: Message[], cfg: LoopConfig, opts: RunOpti
  * Adapters replay at most one call per id from providerData and send the renamed ones
  * from the neutral history.
  */
-function uniqueCallIds(calls: ToolCall[], logger: Logger): ToolCall[] {
+export function uniqueCallIds(calls: ToolCall[], logger: Logger): ToolCall[] {
   const taken = new Set(calls.map((c) => c.id));
   const used = new Set<string>();
   return calls.map((c) => {

@@ -27,6 +27,12 @@ export type StreamEvent =
   | StepResult
   | { type: "compaction"; removed: number; summaryTokens: number }
   | { type: "suspended"; pending: PendingCall[] }
+  /**
+   * A durable run continues after an interruption (a journal's client): `step` is the step it
+   * continues; `restart` says that step's model reply was cut off and is asked for again, so the
+   * text and tool-call events already seen for it are to be dropped.
+   */
+  | { type: "recovery"; step: number; recoveries: number; restart: boolean }
   | ({ type: "finish" } & RunResult);
 
 /** A call waiting for a decision (client.pending, SuspendedError.pending, the `suspended` event). */

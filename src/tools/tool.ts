@@ -44,6 +44,12 @@ export interface ToolContext {
    * runs the tool; callers outside a client (e.g. MCP) may leave it out.
    */
   requestInput?: (request: InputRequest) => Promise<unknown>;
+  /**
+   * A durable run's key for this call (a journal's client, or the Workflows bridge): the same for
+   * every attempt of the call, different between calls. Send it as the `Idempotency-Key` of a
+   * request with side effects, so a call retried after an interruption (`replay: "safe"`) is done once.
+   */
+  idempotencyKey?: string;
 }
 
 /** Media out of a tool: `toolOutput(parts)` from `run`, or a hand-written `call` resolving to it. */
@@ -71,6 +77,12 @@ export interface Tool<Input = unknown, Output = unknown> {
   needsApproval?: boolean | ((input: unknown, ctx: ToolContext) => boolean | Promise<boolean>);
   /** The loop never runs this tool: its output comes as a decision (externalTool()). */
   external?: boolean;
+  /**
+   * In a durable run, a call interrupted while it ran (a crash, an eviction) is run again with the
+   * same ctx.idempotencyKey when "safe"; otherwise (the default) it is not run again and the model
+   * is told that its outcome is unknown.
+   */
+  replay?: "safe";
 }
 
 /** The type a schema validates to (valibot, or Standard Schema with output types). */
@@ -93,12 +105,14 @@ export interface ToolOptions<S extends SchemaInput, O = unknown> {
   timeout?: number | undefined;
   /** Suspend the run for approval before running (a function gets the validated input). */
   needsApproval?: boolean | ((input: Infer<S>, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
+  /** Durable runs: "safe" runs an interrupted call again with the same ctx.idempotencyKey (Tool.replay). */
+  replay?: "safe" | undefined;
 }
 
 /** A tool with a typed `run`; `call` parses, validates and stringifies around it. */
 export function tool<S extends SchemaInput, O = unknown>(options: ToolOptions<S, O>): Tool<Infer<S>, Awaited<O>> {
   if (typeof options !== "object" || options === null) throw new InvalidToolError("tool() takes { name, description, input, run }");
-  checkOptions("tool()", options, "name description input run timeout needsApproval");
+  checkOptions("tool()", options, "name description input run timeout needsApproval replay");
   if (!isSchemaInput(options.input)) {
     throw new InvalidToolError(
       `tool "${String(options.name)}" needs \`input\`: a valibot schema (v.object({...})) or a Standard Schema; for a raw JSON Schema use jsonTool({ parameters })`,
@@ -117,12 +131,14 @@ export interface JsonToolOptions {
   timeout?: number | undefined;
   /** Suspend the run for approval before running (a function gets the validated input). */
   needsApproval?: boolean | ((input: any, ctx: ToolContext) => boolean | Promise<boolean>) | undefined;
+  /** Durable runs: "safe" runs an interrupted call again with the same ctx.idempotencyKey (Tool.replay). */
+  replay?: "safe" | undefined;
 }
 
 /** A tool from a raw JSON Schema (draft-07 / 2020-12); input is validated against it. */
 export function jsonTool(options: JsonToolOptions): Tool {
   if (typeof options !== "object" || options === null) throw new InvalidToolError("jsonTool() takes { name, description, parameters, run }");
-  checkOptions("jsonTool()", options, "name description parameters run timeout needsApproval");
+  checkOptions("jsonTool()", options, "name description parameters run timeout needsApproval replay");
   const { parameters } = options;
   if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
     throw new InvalidToolError(`tool "${String(options.name)}" needs \`parameters\`: a JSON Schema object such as { type: "object", properties: {...} }`);
@@ -141,10 +157,11 @@ interface BuildOptions {
   run: (input: unknown, ctx: ToolContext) => unknown;
   timeout?: number | undefined;
   needsApproval?: Tool["needsApproval"];
+  replay?: Tool["replay"];
 }
 
 /** The Tool for `parameters` (sent to the model), validated by `typed`. */
-function build({ name, description, run, timeout, needsApproval }: BuildOptions, parameters: JSONSchema, typed: SchemaInput): Tool {
+function build({ name, description, run, timeout, needsApproval, replay }: BuildOptions, parameters: JSONSchema, typed: SchemaInput): Tool {
   if (typeof name !== "string" || name === "") throw new InvalidToolError("a tool needs a name");
   checkDescription(name, description);
   if (typeof run !== "function") throw new InvalidToolError(`tool "${name}" needs a run function`);
@@ -165,6 +182,10 @@ function build({ name, description, run, timeout, needsApproval }: BuildOptions,
   };
   if (timeout !== undefined) t.timeout = timeout;
   if (needsApproval !== undefined) t.needsApproval = needsApproval;
+  if (replay !== undefined) {
+    if (replay !== "safe") throw new InvalidToolError(`tool "${name}": replay is "safe" or left out (got ${JSON.stringify(replay)})`);
+    t.replay = replay;
+  }
   validators.set(t, validate);
   return t;
 }
