@@ -79,7 +79,7 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
     const forward = () => controller.abort(outer!.reason);
     if (outer?.aborted) forward();
     else outer?.addEventListener("abort", forward, { once: true });
-    const runLink: RunLink = { replay: undefined, fail: (err) => controller.abort(err) };
+    const runLink: RunLink = { replay: undefined, fail: (err) => controller.abort(err), done: () => tally };
     const before = structuredClone(j.rec);
     let decisions = call.decisions;
     let settings: RunRecord["options"] = jsonOptions(call);

@@ -9,7 +9,7 @@ import type { ToolloopError } from "../base/index.js";
 import type { ModelResponse, Provider } from "../conversation/index.js";
 import { type Tool, type ToolCallResult, type ToolContext, withCall } from "../tools/index.js";
 import { INTERRUPTED } from "./close.js";
-import type { CallRecord } from "./record.js";
+import type { CallRecord, Done } from "./record.js";
 import type { JournalState } from "./state.js";
 
 /** What a run in progress shares with the wrappers. */
@@ -18,6 +18,8 @@ export interface RunLink {
   replay: ModelResponse | undefined;
   /** Stops the run (a write failed): no further call starts. */
   fail(err: ToolloopError): void;
+  /** The run's finished steps so far (recorded with each reply: a continued run counts from there). */
+  done(): Done;
 }
 
 /** The provider, recording each reply of the loop's steps (compaction's summaries pass through). */
@@ -42,6 +44,7 @@ export function journaledProvider(inner: Provider, j: JournalState, link: () => 
         r.calls = {};
         delete r.call;
         r.recoveries = 0;
+        r.done = run.done();
         await written(j, run);
       }
       return response;
