@@ -55,6 +55,15 @@ const log = (msg) => console.log(`[${((Date.now() - t0) / 1000).toFixed(0).padSt
 const buildDir = join(benchDir, ".build", "agents");
 const agentPath = (file) => join(buildDir, `${file}.mjs`);
 
+// The code measured is the code built now, so its commit is read now (not when the run ends).
+let commit = "unknown";
+try {
+  commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  if (dirty) commit += " + uncommitted changes in src/ or adapters/";
+} catch {
+  // not a git checkout
+}
 // ------------------------------------------------------------------ 2. build the agents
 log("building the agent modules (toolloop from the repo sources)");
 rmSync(join(benchDir, ".build"), { recursive: true, force: true });
@@ -212,14 +221,6 @@ const depVersion = (name) => {
     return "?";
   }
 };
-let commit = "unknown";
-try {
-  commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repoRoot, encoding: "utf8" }).trim();
-  const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters"], { cwd: repoRoot, encoding: "utf8" }).trim();
-  if (dirty) commit += " + uncommitted changes in src/ or adapters/";
-} catch {
-  // not a git checkout
-}
 const env = {
   date: new Date().toISOString().slice(0, 10),
   node: process.version,

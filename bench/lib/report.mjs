@@ -5,9 +5,13 @@ import { FORMAT_NAMES, isFile, loopModes, SDKS, sizeExport } from "./sdks.mjs";
 import { fmt, kib, mb, median, ratio } from "./stats.mjs";
 import { FORMATS } from "./wire.mjs";
 
+// Issue 24's decisions: the 16 KiB size target is retired (the rule is that a feature an agent
+// does not use costs it 0 B, and a minimal agent stays far below every peer: test/size holds the
+// budget, 26.5 KiB for the largest format); loop CPU is at most 1.3x the hand-written loop in
+// every cell, and ahead of every peer.
 export const TARGETS = {
-  gzip: 16 * 1024,
-  loopRatio: 1.25,
+  gzip: 26.5 * 1024,
+  loopRatio: 1.3,
   decodeRatio: 1.5,
   heapKept: 5e6,
   importMs: 30,
