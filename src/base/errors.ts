@@ -4,21 +4,28 @@
 
 import { redact, redactCause } from "./secrets.js";
 
-/** Every code; the one list is CLASS_OF, at the end of this file. */
-export type ErrorCode = keyof typeof CLASS_OF;
+/** Every code; the one list is ClassOf, at the end of this file. */
+export type ErrorCode = keyof ClassOf;
+
+/**
+ * Marks an error made by a toolloop class. `Symbol.for` is one registry for every realm and every
+ * copy of the package, so the mark holds where `instanceof` lies (an iframe, a second bundle).
+ */
+const MARK = Symbol.for("toolloop.error");
 
 export class ToolloopError extends Error {
   declare readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(redact(message), options && "cause" in options ? { cause: redactCause(options.cause) } : options);
     this.code = code;
+    Object.defineProperty(this, MARK, { value: true });
     // From the code (max_steps → MaxStepsError), not new.target.name: a minifier renames classes.
     this.name = code.replace(/(?:^|_)(\w)/g, (_, c: string) => c.toUpperCase()).replace(/(Error)?$/, "Error");
   }
 }
 
 /** The error a code stands for (codes whose class lives in an adapter get the base class). */
-export type ToolloopErrorOf<C extends ErrorCode> = (typeof CLASS_OF)[C] extends () => infer E ? E : ToolloopError & { readonly code: C };
+export type ToolloopErrorOf<C extends ErrorCode> = ClassOf[C] extends ToolloopError ? ClassOf[C] : ToolloopError & { readonly code: C };
 
 /** True for a toolloop error (of `code`, when given), across realms; narrows to that code's class. */
 export function isToolloopError<C extends ErrorCode>(err: unknown, code: C): err is ToolloopErrorOf<C>;
@@ -27,7 +34,9 @@ export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof err !== "object" || err === null) return false;
   const c = (err as { code?: unknown }).code;
   if (typeof c !== "string") return false;
-  return code === undefined ? Object.hasOwn(CLASS_OF, c) : c === code;
+  // Made by one of our classes, or (a copy that lost the mark, e.g. sent through postMessage) one
+  // of the core's codes: another library's coded error (Node's "ECONNREFUSED") is not one of ours.
+  return code === undefined ? (err as { [MARK]?: true })[MARK] === true || CODES.includes(` ${c} `) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */
@@ -187,7 +196,7 @@ export class StallError extends ToolloopError {
  * Checked by code, so it holds across realms.
  */
 export function isRecoverable(err: unknown): boolean {
-  const code = isToolloopError(err) ? err.code : undefined;
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
   return code === "stall" || code === "stream_error" || code === "idle_timeout" || code === "connection_error";
 }
 
@@ -274,43 +283,47 @@ export class InvalidOptionsError extends ToolloopError {
   }
 }
 
-// Every code and the class behind it, written once: ErrorCode is its keys, isToolloopError(err,
-// "provider_error") narrows to its class, and the check with no code uses it as the list, so it
-// needs no instanceof (false across realms) and does not take other libraries' coded errors
-// (Node's "ECONNREFUSED") for ours.
-// Each class is named in the type alone (`instance<C>` is this one function, never called): a
-// value that held the classes would keep every one of them in a bundle that throws none.
-function instance<E>(): E {
-  return undefined as E;
+// Every code and the class behind it: ErrorCode is its keys, and isToolloopError(err,
+// "provider_error") narrows to its class. A type: no class is kept in a bundle that throws none.
+// `null`: the class lives elsewhere (an adapter, or a layer above base) and isToolloopError
+// narrows to ToolloopError with that code. CODES is the core's codes as text (a plain string is
+// the fewest bytes), for copies that lost their mark; the compiler holds it to ClassOf.
+const CODES =
+  " failed_unmarshal_input tool_name_collision invalid_tool_name invalid_tool unsupported_schema tools_not_supported max_steps provider_error connection_error stream_error idle_timeout stall tool_timeout structured_output invalid_history browser_key unsupported_content suspended invalid_decision missing_api_key invalid_options ";
+type Words<S extends string> = S extends ` ${infer W} ${infer Rest}` ? W | Words<` ${Rest}`> : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check<T extends true> = T;
+type CoreCode = { [C in keyof ClassOf]: ClassOf[C] extends null ? never : C }[keyof ClassOf];
+export type _CodesMatchClassOf = Check<Same<Words<typeof CODES>, CoreCode>>;
+interface ClassOf {
+  failed_unmarshal_input: FailedUnmarshalInputError;
+  tool_name_collision: ToolNameCollisionError;
+  invalid_tool_name: InvalidToolNameError;
+  invalid_tool: InvalidToolError;
+  unsupported_schema: UnsupportedSchemaError;
+  tools_not_supported: ToolsNotSupportedError;
+  max_steps: MaxStepsError;
+  provider_error: ProviderError;
+  connection_error: ConnectionError;
+  stream_error: StreamError;
+  idle_timeout: IdleTimeoutError;
+  stall: StallError;
+  tool_timeout: ToolTimeoutError;
+  structured_output: StructuredOutputError;
+  invalid_history: InvalidHistoryError;
+  browser_key: BrowserKeyError;
+  runtime_not_supported: null; // its class lives in an adapter
+  cli_error: null; // its class lives in an adapter
+  auth_error: null; // adapters/mcp/oauth (AuthError)
+  step_too_large: null; // adapters/cloudflare (StepTooLargeError)
+  invalid_pins: null; // adapters/mcp/pins (InvalidPinsError)
+  tool_changed: null; // adapters/mcp/pins (ToolChangedError)
+  unsupported_content: UnsupportedContentError;
+  suspended: SuspendedError;
+  invalid_decision: InvalidDecisionError;
+  missing_api_key: MissingApiKeyError;
+  invalid_options: InvalidOptionsError;
+  journal: null; // src/journal/errors.ts
+  recovery_limit: null; // src/journal/errors.ts
+  run_interrupted: null; // src/journal/errors.ts
 }
-const IN_ADAPTER = null; // a code whose class lives in an adapter (adapters/claude-local, adapters/mcp/oauth)
-const IN_JOURNAL = null; // durable runs' codes: their classes live in src/journal/errors.ts
-const CLASS_OF = {
-  failed_unmarshal_input: instance<FailedUnmarshalInputError>,
-  tool_name_collision: instance<ToolNameCollisionError>,
-  invalid_tool_name: instance<InvalidToolNameError>,
-  invalid_tool: instance<InvalidToolError>,
-  unsupported_schema: instance<UnsupportedSchemaError>,
-  tools_not_supported: instance<ToolsNotSupportedError>,
-  max_steps: instance<MaxStepsError>,
-  provider_error: instance<ProviderError>,
-  connection_error: instance<ConnectionError>,
-  stream_error: instance<StreamError>,
-  idle_timeout: instance<IdleTimeoutError>,
-  stall: instance<StallError>,
-  tool_timeout: instance<ToolTimeoutError>,
-  structured_output: instance<StructuredOutputError>,
-  invalid_history: instance<InvalidHistoryError>,
-  browser_key: instance<BrowserKeyError>,
-  runtime_not_supported: IN_ADAPTER,
-  cli_error: IN_ADAPTER,
-  auth_error: IN_ADAPTER, // adapters/mcp/oauth (AuthError)
-  unsupported_content: instance<UnsupportedContentError>,
-  suspended: instance<SuspendedError>,
-  invalid_decision: instance<InvalidDecisionError>,
-  missing_api_key: instance<MissingApiKeyError>,
-  invalid_options: instance<InvalidOptionsError>,
-  journal: IN_JOURNAL,
-  recovery_limit: IN_JOURNAL,
-  run_interrupted: IN_JOURNAL,
-};

@@ -182,10 +182,8 @@ function build({ name, description, run, timeout, needsApproval, replay }: Build
   };
   if (timeout !== undefined) t.timeout = timeout;
   if (needsApproval !== undefined) t.needsApproval = needsApproval;
-  if (replay !== undefined) {
-    if (replay !== "safe") throw new InvalidToolError(`tool "${name}": replay is "safe" or left out (got ${JSON.stringify(replay)})`);
-    t.replay = replay;
-  }
+  // Any value but "safe" is the default, which never runs a call twice: a typo cannot make a tool less safe.
+  if (replay !== undefined) t.replay = replay;
   validators.set(t, validate);
   return t;
 }
