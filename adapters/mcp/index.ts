@@ -3,11 +3,19 @@
 //     serves toolloop tools as an MCP server in any runtime with fetch's Request/Response.
 //   mcpTools({ url, headers, timeout, logger }) -> Promise<Tool[] & { close(), skipped }>
 //     turns a remote MCP server's tools into Tools for createClient / setTools.
+//   oauth({ redirectUri, redirect, store }) -> the `auth` of mcpTools for servers that require
+//     the MCP authorization spec (OAuth 2.1); webStorageStore(localStorage) keeps it in a page.
 // Three rooms: server/ (mcpHandler), client/ (mcpTools), wire/ (what both speak: JSON-RPC,
 // protocol versions, the 2026-07-28 envelope and headers, content blocks). server/ and
-// client/ import wire/, never each other.
+// client/ import wire/, never each other. oauth/ is the client's OAuth, reached only through
+// the `auth` option's interface (client/auth.ts), so an agent without it ships none of it.
 
+export type { McpAuth } from "./client/auth.js";
 export { type McpSkippedTool, type McpToolSet, type McpToolsOptions, mcpTools } from "./client/tools.js";
+export { AuthError, type AuthFailure } from "./oauth/errors.js";
+export { type OAuth, type OAuthOptions, oauth } from "./oauth/oauth.js";
+export type { TokenEndpointAuth } from "./oauth/registration.js";
+export { type WebStorage, webStorageStore } from "./oauth/web-storage.js";
 export { type McpHandlerOptions, mcpHandler } from "./server/handler.js";
 export type { McpServedTool, McpToolAnnotations } from "./server/server.js";
 /** The protocol revisions served and accepted, newest first. */

@@ -7,7 +7,7 @@
 // one, once, and close() ends the session with DELETE. Each request POSTs one JSON-RPC
 // message (transport.ts) and reads the answer from an application/json body or a
 // text/event-stream, resuming a dropped stream when the server offers it (stream.ts).
-import { abortReason, ConnectionError, describeError as describe, isRecord, ProviderError } from "../../../src/base/index.js";
+import { abortReason, ConnectionError, describeError as describe, isRecord, isToolloopError, ProviderError } from "../../../src/base/index.js";
 import {
   errorCodeName,
   failure,
@@ -160,7 +160,8 @@ export function createSession(options: SessionOptions): Session {
       const result = unwrap(response, res.status);
       return Array.isArray(result.supportedVersions) && result.supportedVersions.includes(MODERN_PROTOCOL_VERSION) ? result : undefined;
     } catch (err) {
-      if (signal?.aborted || err instanceof ConnectionError) throw err;
+      // Unreachable, or authorization failed (the auth option's AuthError): not a sign of an older server.
+      if (signal?.aborted || err instanceof ConnectionError || isToolloopError(err, "auth_error")) throw err;
       if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw err;
       if (err instanceof ProviderError && err.type === errorCodeName(UNSUPPORTED_PROTOCOL_VERSION) && !retried) return await discover(signal, true);
       return undefined; // 400, 404, 405, 406, a body that is not JSON-RPC...: a server of an older revision

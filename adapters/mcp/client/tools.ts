@@ -25,6 +25,7 @@ import { jsonSchema, jsonSchemaValidator } from "../../../src/schema/index.js";
 import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tools/index.js";
 import { readToolResult } from "../wire/content.js";
 import { headersFor, paramHeaders } from "../wire/param-headers.js";
+import { authFetch, type McpAuth } from "./auth.js";
 import { mapToolNames } from "./names.js";
 import { McpRpcError } from "./rpc-error.js";
 import { createSession, type ServerRequestHandler, type Session } from "./session.js";
@@ -44,6 +45,8 @@ export interface McpToolsOptions {
   timeout?: number | undefined;
   /** Told (warn) about each remote tool left out, and why. Default: silent. */
   logger?: Logger | undefined;
+  /** Authorization for servers that ask for it: oauth({ ... }) from toolloop/mcp (the MCP authorization spec). */
+  auth?: McpAuth | undefined;
 }
 
 /** A remote tool mcpTools did not offer, and why. */
@@ -72,11 +75,13 @@ const MAX_SCHEMA_DEPTH = MAX_ARGUMENT_DEPTH;
 
 /** Connects to an MCP server over Streamable HTTP and resolves with its tools. */
 export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
-  checkOptions("mcpTools()", options, "url headers fetch clientInfo signal timeout logger");
+  checkOptions("mcpTools()", options, "url headers fetch clientInfo signal timeout logger auth");
+  const url = String(options.url);
+  const baseFetch: FetchFn = options.fetch ?? ((input, init) => fetch(input, init));
   const session = createSession({
-    url: String(options.url),
+    url,
     headers: options.headers ?? {},
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: options.auth ? authFetch(options.auth, url, baseFetch, options.headers) : baseFetch,
     clientInfo: options.clientInfo ?? { name: "toolloop", version: "0.2.0" },
   });
   await session.connect(options.signal);

@@ -9,6 +9,7 @@ import {
   describeError as describe,
   isAbortError,
   isRecord,
+  isToolloopError,
   ProviderError,
   registerHeaderSecrets,
   registerURLSecrets,
@@ -87,7 +88,8 @@ export function createTransport(options: TransportOptions): Transport {
       return await options.fetch(options.url, { ...init, signal });
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
-      if (isAbortError(err)) throw err;
+      // An abort, or a typed error of the fetch itself (the auth option's AuthError), as it is.
+      if (isAbortError(err) || isToolloopError(err)) throw err;
       throw new ConnectionError(PROVIDER, `request to ${where} failed: ${describe(err)}`, { cause: err });
     }
   }

@@ -3,7 +3,7 @@
 // scenario), calling what each scenario expects. Questions a server asks are answered the
 // way a toolloop app would, through ctx.requestInput (here: accept, leaving every field to
 // its default). Exits non-zero when mcpTools throws, so a refusal shows in stderr.
-import { mcpTools } from "../../../adapters/mcp/index.js";
+import { mcpTools, oauth } from "../../../adapters/mcp/index.js";
 import { silentLogger } from "../../../src/base/log.js";
 
 const url = process.argv.at(-1)!;
@@ -16,10 +16,34 @@ const calls: Record<string, [string, Record<string, unknown>]> = {
   "sse-retry": ["test_reconnection", {}],
 };
 
-// Scenarios that name their calls in MCP_CONFORMANCE_CONTEXT ({ toolCalls: [{ name, arguments }] }).
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as { toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
+// Scenarios that name their calls in MCP_CONFORMANCE_CONTEXT ({ toolCalls: [{ name, arguments }] }),
+// or hand over a pre-registered OAuth client ({ client_id, client_secret }).
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  client_id?: string;
+  client_secret?: string;
+};
 
-const tools = await mcpTools({ url });
+// The auth/* scenarios: oauth() as an app would set it up. The redirect step is the user's
+// browser: the suite's authorization server approves at once and redirects to our callback URL,
+// which is read from its Location header (a test's stand-in for a page or a callback route).
+const auth = scenario.startsWith("auth/")
+  ? oauth({
+      redirectUri: "http://localhost:3000/callback",
+      // The suite's fixed client ID metadata document URL (used where the server takes one).
+      clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+      client: context.client_id ? { id: context.client_id, secret: context.client_secret } : undefined,
+      redirect: async (authorizationUrl) => {
+        const res = await fetch(authorizationUrl, { redirect: "manual" });
+        await res.body?.cancel();
+        const location = res.headers.get("location");
+        if (!location) throw new Error(`the authorization endpoint answered ${res.status} without a redirect`);
+        return new URL(location, authorizationUrl);
+      },
+    })
+  : undefined;
+
+const tools = await mcpTools({ url, auth });
 const callTool = async (name: string, args: Record<string, unknown>) => {
   const t = tools.find((x) => x.name === name);
   if (!t) throw new Error(`the server lists no tool ${name} (it has ${tools.map((x) => x.name).join(", ")})`);
@@ -45,6 +69,10 @@ try {
     const focal = tools.find((t) => t !== echo);
     if (!echo || !focal) throw new Error(`expected a focal tool and an echo tool, got ${tools.map((t) => t.name).join(", ")}`);
     console.log(JSON.stringify(await echo.call(JSON.stringify({ schema: focal.parameters }), ctx)));
+  }
+  if (scenario.startsWith("auth/")) {
+    // Authorized requests all the way: every listed tool is called (step-up scenarios need more scope for it).
+    for (const t of tools) console.log(t.name, JSON.stringify(await t.call("{}", ctx)));
   }
   if (scenario === "http-invalid-tool-headers") {
     // Every tool mcpTools kept is called: the malformed ones must not be among them.
