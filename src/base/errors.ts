@@ -111,21 +111,11 @@ export class ProviderError extends ToolloopError {
   declare readonly type: string | undefined;
   declare readonly requestId: string | undefined;
   /**
-   * The same request may succeed if sent again. HTTP error answers are retried by the HTTP
-   * kit (maxRetries) before this reaches you; an error that arrived inside a stream is never
-   * resent automatically (events may already have been delivered), so there it is
-   * informational: for a caller, or fallback(), to act on (see src/http/retry.ts).
+   * The same request may succeed if sent again. HTTP error answers are retried (maxRetries) before this reaches you; one that
+   * arrived inside a stream is never resent (events may already have been delivered): for a caller, or fallback(), to act on.
    */
   declare readonly retryable: boolean;
-  constructor(init: {
-    provider: string;
-    message: string;
-    status?: number;
-    type?: string;
-    requestId?: string;
-    retryable?: boolean;
-    cause?: unknown;
-  }) {
+  constructor(init: { provider: string; message: string; status?: number; type?: string; requestId?: string; retryable?: boolean; cause?: unknown }) {
     const where = init.status ? `${init.provider} ${init.status}` : init.provider;
     super("provider_error", `${where}${init.type ? ` ${init.type}` : ""}: ${init.message}`, { cause: init.cause });
     this.provider = init.provider;
@@ -166,11 +156,9 @@ export class IdleTimeoutError extends ToolloopError {
 }
 
 /**
- * A stream produced no content for too long (stallTimeout): none within `first` ms of the
- * request (phase "first"), or none for `between` ms after the last content delta (phase
- * "between"). Pings and keep-alives do not count as content. The request was aborted.
- * `afterContent` says whether the caller already saw part of this answer (onDelta): before any,
- * fallback() moves the request to its next provider; after, the error is the caller's.
+ * A stream produced no content for too long (stallTimeout): none within `first` ms of the request, or none for `between` ms
+ * after the last content delta; pings do not count. The request was aborted. `afterContent`: the caller already saw part of
+ * this answer (onDelta); before any, fallback() moves the request to its next provider.
  */
 export class StallError extends ToolloopError {
   declare readonly provider: string;
@@ -184,20 +172,6 @@ export class StallError extends ToolloopError {
     this.ms = ms;
     this.afterContent = phase === "between";
   }
-}
-
-/**
- * True when a run that failed with `err` may be continued by sending the same model request
- * again: the request failed in transit (no answer: ConnectionError; a stream that broke:
- * StreamError; one that went silent: IdleTimeoutError, StallError, before or after content).
- * Nothing of the failed reply is in the history (the loop adds a reply only once it is whole),
- * so the history is valid as it is; a journal or a caller may resend. Errors that say the
- * request or the setup is wrong (a 4xx ProviderError, bad options, a refused schema) are not.
- * Checked by code, so it holds across realms.
- */
-export function isRecoverable(err: unknown): boolean {
-  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
-  return code === "stall" || code === "stream_error" || code === "idle_timeout" || code === "connection_error";
 }
 
 export class ToolTimeoutError extends ToolloopError {
@@ -283,11 +257,8 @@ export class InvalidOptionsError extends ToolloopError {
   }
 }
 
-// Every code and the class behind it: ErrorCode is its keys, and isToolloopError(err,
-// "provider_error") narrows to its class. A type: no class is kept in a bundle that throws none.
-// `null`: the class lives elsewhere (an adapter, or a layer above base) and isToolloopError
-// narrows to ToolloopError with that code. CODES is the core's codes as text (a plain string is
-// the fewest bytes), for copies that lost their mark; the compiler holds it to ClassOf.
+// Every code and its class (a type: no class is kept in a bundle that throws none); `null`: the class lives in an adapter or a
+// layer above base. CODES: the core's codes as text (fewest bytes), for copies that lost their mark; the compiler holds it to ClassOf.
 const CODES =
   " failed_unmarshal_input tool_name_collision invalid_tool_name invalid_tool unsupported_schema tools_not_supported max_steps provider_error connection_error stream_error idle_timeout stall tool_timeout structured_output invalid_history browser_key unsupported_content suspended invalid_decision missing_api_key invalid_options ";
 type Words<S extends string> = S extends ` ${infer W} ${infer Rest}` ? W | Words<` ${Rest}`> : never;

@@ -8,6 +8,7 @@ export * from "./issues.js";
 export * from "./json-depth.js";
 export * from "./log.js";
 export * from "./options.js";
+export * from "./recoverable.js";
 export * from "./runtime.js";
 export * from "./secrets.js";
 export * from "./store.js";
