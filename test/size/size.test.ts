@@ -62,7 +62,7 @@ describe("bundle size budget", () => {
     }
   });
 
-  it("0.2 features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation)", async () => {
+  it("features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation, durable runs, follow())", async () => {
     const shaken = [
       "src/suspension/suspension.ts",
       "src/suspension/gate.ts",
@@ -77,6 +77,8 @@ describe("bundle size budget", () => {
       "src/tools/external-tool.ts",
       "src/schema/json-schema.ts",
       "src/testing.ts",
+      "src/follow/follow.ts",
+      "src/follow/options.ts",
     ];
     for (const { file } of Object.values(AGENTS)) {
       const inputs = await inputsOf(file);
