@@ -14,6 +14,7 @@ const entries = Object.fromEntries(
     "claude-local": "adapters/claude-local/index.ts",
     tavily: "adapters/tavily/index.ts",
     mcp: "adapters/mcp/index.ts",
+    cloudflare: "adapters/cloudflare/index.ts",
   }).filter(([, file]) => existsSync(file)),
 );
 
@@ -21,7 +22,8 @@ const common: Options = {
   format: ["esm", "cjs"],
   target: "es2022",
   platform: "neutral",
-  external: ["valibot", "@cfworker/json-schema"],
+  // cloudflare:workers: workerd's own module (toolloop/cloudflare), never bundled.
+  external: ["valibot", "@cfworker/json-schema", "cloudflare:workers"],
   // The configs below run side by side, so none of them may clean: dist/ is emptied here, once.
   clean: false,
 };
