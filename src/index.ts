@@ -63,6 +63,7 @@ export {
   type TracingLayer,
   tracing,
 } from "./cost/index.js";
+export { type FollowedEvent, type FollowOptions, follow } from "./follow/index.js";
 export {
   type DurableClient,
   type Journal,

@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..", "..");
 /** Bottom first: a layer may import the layers before it in this list, never one after it. */
-const LAYERS = ["base", "schema", "http", "conversation", "tools", "loop", "suspension", "cost", "client", "journal"];
+const LAYERS = ["base", "schema", "http", "follow", "conversation", "tools", "loop", "suspension", "cost", "client", "journal"];
 
 function files(dir: string): string[] {
   return readdirSync(join(root, dir)).flatMap((name) => {
