@@ -149,6 +149,20 @@ describe("runAgentWorkflow in workerd", () => {
     expect(mock.requests.length - before).toBe(1);
   });
 
+  it("a model call that fails in transit is retried by the step (its delay), then the run goes on", async () => {
+    const id = newId();
+    const before = mock.requests.length;
+    // One overloaded answer (retryable; the fixture's provider makes no retries of its own), then a reply.
+    mock.enqueue({ status: 529, body: JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }) });
+    turns.push({ text: "Here now." });
+    await worker.create(id, { message: "Hello?", modelRetries: 1 });
+    const s = await worker.until(id, settled);
+    expect(s.status, JSON.stringify(s.error)).toBe("complete");
+    expect(s.output).toMatchObject({ status: "done", text: "Here now.", steps: 1 });
+    expect(mock.requests.length - before).toBe(2);
+    expect(mock.requests.at(-1)!.body).toEqual(mock.requests.at(-2)!.body);
+  });
+
   it("a tool output over the step limit fails the workflow with StepTooLargeError, not silently", async () => {
     const id = newId();
     turns.push({ text: "", toolCalls: [{ id: "toolu_dump", name: "dump", input: { size: 1_200_000 } }] });
