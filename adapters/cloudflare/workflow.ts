@@ -19,7 +19,7 @@ export interface AgentWorkflowParams {
   message?: string | ContentPart[] | undefined;
   /** An earlier conversation (a saved `client.history`, or a workflow's output `history`). */
   history?: readonly Message[] | undefined;
-  /** Start by resuming the calls that wait in `history` with these decisions, instead of a prompt. */
+  /** Start by resuming the calls that wait in `history` with these decisions, instead of a prompt (refused: the workflow fails, InvalidDecisionError). */
   decisions?: readonly Decision[] | undefined;
 }
 
