@@ -21,11 +21,12 @@ import {
 } from "../../../src/base/index.js";
 import type { FetchFn } from "../../../src/http/index.js";
 import type { JSONSchema, ValidateFn } from "../../../src/schema/index.js";
-import { jsonSchema, jsonSchemaValidator } from "../../../src/schema/index.js";
+import { jsonSchemaValidator } from "../../../src/schema/index.js";
 import { parseAndValidate, type Tool, type ToolCallResult, type ToolContext } from "../../../src/tools/index.js";
 import { readToolResult } from "../wire/content.js";
 import { headersFor, paramHeaders } from "../wire/param-headers.js";
 import { authFetch, type McpAuth } from "./auth.js";
+import { answerInputRequest, elicit } from "./elicit.js";
 import { mapToolNames } from "./names.js";
 import { McpRpcError } from "./rpc-error.js";
 import { createSession, type ServerRequestHandler, type Session } from "./session.js";
@@ -232,55 +233,6 @@ async function callRemote(session: Session, remote: RemoteTool, args: unknown, c
     if (isError) throw new Error(redact(text) || `the MCP tool ${name} reported an error`);
     return content ? { content } : text;
   }
-}
-
-/** One embedded input request of an input_required result, answered. */
-async function answerInputRequest(ctx: ToolContext, tool: string, req: unknown): Promise<Record<string, unknown>> {
-  const method = isRecord(req) ? req.method : undefined;
-  if (method === "elicitation/create") return elicit(ctx, tool, (req as Record<string, unknown>).params);
-  // We have no roots to share; sampling (the server borrowing our model) is not offered.
-  if (method === "roots/list") return { roots: [] };
-  throw new Error(`the MCP tool ${tool} asks for ${String(method)}, which toolloop does not offer`);
-}
-
-/** An elicitation (form mode) asked through ctx.requestInput; the answer as an elicitation result. */
-async function elicit(ctx: ToolContext, tool: string, params: unknown): Promise<Record<string, unknown>> {
-  const p = isRecord(params) ? params : {};
-  const message = typeof p.message === "string" ? p.message : `The tool ${tool} needs input.`;
-  if (p.mode === "url") throw new Error(`the MCP tool ${tool} asks the user to open a URL (${String(p.url)}), which toolloop does not offer`);
-  if (!ctx.requestInput) {
-    throw new Error(
-      `the MCP tool ${tool} asks for input ("${message}"); answering needs a client made with createClient({ suspension: suspension({ secret }) }) (ctx.requestInput)`,
-    );
-  }
-  const schema = isRecord(p.requestedSchema) ? p.requestedSchema : undefined;
-  // As a Standard Schema (jsonSchema()), so a client with suspension() checks the person's answer
-  // against the server's form on resume, as it does for a valibot schema; a raw JSON Schema would
-  // only be shown. This module already carries the JSON Schema validator, for the listed tools.
-  const answer = await ctx.requestInput(schema ? { message, schema: jsonSchema(answerForm(schema)) } : { message });
-  return { action: "accept", content: withDefaults(isRecord(answer) ? { ...answer } : {}, schema) };
-}
-
-/** The form as an answer must meet it: a field with a default may be left out (withDefaults fills it). */
-function answerForm(schema: Record<string, unknown>): Record<string, unknown> {
-  if (!Array.isArray(schema.required)) return schema;
-  return { ...schema, required: schema.required.filter((k) => defaultOf(schema, String(k)) === undefined) };
-}
-
-/** SEP-1034: a field the answer leaves out takes the default its schema names. */
-function withDefaults(content: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!schema || !isRecord(schema.properties)) return content;
-  for (const key of Object.keys(schema.properties)) {
-    const value = defaultOf(schema, key);
-    if (!(key in content) && value !== undefined) content[key] = value;
-  }
-  return content;
-}
-
-/** The default a form's field names, if any. */
-function defaultOf(schema: Record<string, unknown>, key: string): unknown {
-  const prop = isRecord(schema.properties) ? schema.properties[key] : undefined;
-  return isRecord(prop) ? prop.default : undefined;
 }
 
 function issuesOf(data: unknown): ValidationIssue[] {
