@@ -28,7 +28,7 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  await worker?.kill();
+  await worker?.close();
   await side?.close();
   await mock?.close();
 });

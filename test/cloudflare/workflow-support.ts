@@ -3,7 +3,7 @@
 // workerd; a new Miniflare on the same persist folder comes back with what was kept), and the
 // side server that the fixture's tools send their side effects to.
 import { createHash } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
@@ -105,6 +105,8 @@ export interface WorkflowWorker {
   restart(): Promise<void>;
   kill(): Promise<void>;
   start(): Promise<void>;
+  /** Kills workerd and removes the persisted state. */
+  close(): Promise<void>;
 }
 
 export async function startWorkflowWorker(env: Record<string, string>): Promise<WorkflowWorker> {
@@ -135,6 +137,10 @@ export async function startWorkflowWorker(env: Record<string, string>): Promise<
     async kill() {
       await mf?.dispose();
       mf = undefined;
+    },
+    async close() {
+      await w.kill();
+      rmSync(persist, { recursive: true, force: true });
     },
     async restart() {
       await w.kill();

@@ -29,7 +29,7 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  await worker?.kill();
+  await worker?.close();
   await side?.close();
   await mock?.close();
 });
