@@ -15,6 +15,7 @@ const entries = Object.fromEntries(
     tavily: "adapters/tavily/index.ts",
     mcp: "adapters/mcp/index.ts",
     cloudflare: "adapters/cloudflare/index.ts",
+    node: "adapters/node/index.ts",
   }).filter(([, file]) => existsSync(file)),
 );
 
@@ -23,7 +24,10 @@ const common: Options = {
   target: "es2022",
   platform: "neutral",
   // cloudflare:workers: workerd's own module (toolloop/cloudflare), never bundled.
-  external: ["valibot", "@cfworker/json-schema", "cloudflare:workers"],
+  // node:http: toolloop/node's server, the one entry that imports a node: module; it keeps its
+  // prefix (tsup drops it by default), which Deno needs.
+  external: ["valibot", "@cfworker/json-schema", "node:http", "cloudflare:workers"],
+  removeNodeProtocol: false,
   // The configs below run side by side, so none of them may clean: dist/ is emptied here, once.
   clean: false,
 };

@@ -125,8 +125,8 @@ if (typeof createClient !== "function" || typeof tool !== "function" || typeof s
         bundle: true,
         write: false,
         format: "esm",
-        // claude-local spawns the CLI: it is the one Node-only entry.
-        platform: k.endsWith("claude-local") ? "node" : "browser",
+        // claude-local spawns the CLI and node serves node:http: the Node-only entries.
+        platform: k === "./claude-local" || k === "./node" ? "node" : "browser",
         external: Object.keys(manifest.dependencies ?? {}),
         logLevel: "silent",
       });
