@@ -12,6 +12,7 @@ import {
   errorCodeName,
   failure,
   INTERNAL_ERROR,
+  type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
   METHOD_NOT_FOUND,
@@ -33,6 +34,8 @@ import { createTransport, discard, httpError, PROVIDER, type TransportOptions } 
 
 export interface SessionOptions extends TransportOptions {
   clientInfo: { name: string; version: string };
+  /** Told of each notification the server sends on any stream (tools/list_changed, progress...). */
+  onNotification?: ((method: string, params: unknown) => void) | undefined;
 }
 
 export interface InitializeInfo {
@@ -57,6 +60,8 @@ export interface Session {
     onServerRequest?: ServerRequestHandler,
     extraHeaders?: Record<string, string>,
   ): Promise<Record<string, unknown>>;
+  /** Keeps a stream for notifications open until close(): the GET stream (2025-era), subscriptions/listen (2026-07-28). */
+  watch(): void;
   /** Ends a 2025-era session (DELETE with its Mcp-Session-Id); nothing to do for 2026-07-28. */
   close(): Promise<void>;
 }
@@ -72,12 +77,19 @@ export function createSession(options: SessionOptions): Session {
   const askers = new Set<ServerRequestHandler>();
   let listening: AbortController | undefined;
   let listenRefused = false;
+  // Set by watch(): the listening stream then stays open when no call is in flight.
+  let watching: AbortController | undefined;
   let nextId = 1;
   // Set while a new session is being started after a 404, so parallel calls share it.
   let restarting: Promise<unknown> | undefined;
 
-  /** A server-to-client request arrived on a stream: ping, and what the caller's handler takes (elicitation). */
-  function answerServer({ id, method, params }: JsonRpcRequest, handler: ServerRequestHandler | undefined): void {
+  /** A server-to-client request arrived on a stream: ping, and what the caller's handler takes (elicitation); a notification is told. */
+  function answerServer(message: JsonRpcRequest | JsonRpcNotification, handler: ServerRequestHandler | undefined): void {
+    if (!("id" in message)) {
+      options.onNotification?.(message.method, message.params);
+      return;
+    }
+    const { id, method, params } = message;
     if (method === "ping") {
       transport.postQuietly(success(id, {}));
       return;
@@ -228,7 +240,7 @@ export function createSession(options: SessionOptions): Session {
       return await requestOnce(method, params, signal, handler, extra);
     } finally {
       askers.delete(handler);
-      if (askers.size === 0) listening?.abort();
+      if (askers.size === 0 && !watching) listening?.abort();
     }
   }
 
@@ -259,13 +271,25 @@ export function createSession(options: SessionOptions): Session {
     }
   }
 
+  function watch(): void {
+    if (watching) return;
+    watching = new AbortController();
+    if (!state.modern) {
+      listen();
+      return;
+    }
+    // A request the server answers only when it ends the subscription; the notifications come on its stream.
+    requestOnce("subscriptions/listen", { notifications: { toolsListChanged: true } }, watching.signal).catch(() => {});
+  }
+
   async function close(): Promise<void> {
     const id = state.sessionId;
+    watching?.abort();
     listening?.abort();
     state.sessionId = undefined;
     if (id === undefined || state.modern) return;
     await transport.end(id);
   }
 
-  return { connect, request, close };
+  return { connect, request, watch, close };
 }

@@ -1,13 +1,14 @@
 // Reading what the server sends back: the answer to one request, from an application/json
 // body or a text/event-stream, and the session's own GET stream. An event stream may carry
-// the server's requests (ping, elicitation) before our answer; they go to the session. A
-// stream that ends or breaks before the answer is resumed with GET + Last-Event-ID when the
-// server numbered its events (it may close on purpose: polling, 2025-11-25), after the
-// server's retry hint; reconnects that bring nothing new end it (MAX_IDLE_RESUMES).
+// the server's requests (ping, elicitation) and notifications (tools/list_changed) before our
+// answer; they go to the session. A stream that ends or breaks before the answer is resumed
+// with GET + Last-Event-ID when the server numbered its events (it may close on purpose:
+// polling, 2025-11-25), after the server's retry hint; reconnects that bring nothing new end
+// it (MAX_IDLE_RESUMES).
 import { abortReason, describeError as describe, MAX_RESPONSE_DEPTH, ProviderError, parseJSONBounded, StreamError } from "../../../src/base/index.js";
 import { chunkReader, readText, sleep } from "../../../src/http/index.js";
 import { mediaType } from "../wire/http.js";
-import { classify, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
+import { classify, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.js";
 import { createMessageReader, type MessageReader } from "./sse-reader.js";
 import { discard, PROVIDER, READ, type Transport } from "./transport.js";
 
@@ -16,8 +17,8 @@ const MAX_IDLE_RESUMES = 3;
 const DEFAULT_RESUME_DELAY = 1000;
 const MAX_RESUME_DELAY = 30_000;
 
-/** A request the server sent on a stream; the session answers it. */
-export type OnServerRequest = (request: JsonRpcRequest) => void;
+/** A request (the session answers it) or a notification (it has no id) the server sent on a stream. */
+export type OnServerRequest = (message: JsonRpcRequest | JsonRpcNotification) => void;
 
 /** Reads the response to request `id` from an HTTP response (JSON or SSE). */
 export async function readAnswer(
@@ -123,14 +124,14 @@ export async function listen(transport: Transport, signal: AbortSignal, onReques
 }
 
 /**
- * An SSE reader of JSON-RPC messages: the server's requests to `onRequest`, responses to
- * `onResponse`; notifications (progress, logging) need nothing from us.
+ * An SSE reader of JSON-RPC messages: the server's requests and notifications to `onRequest`,
+ * responses to `onResponse`.
  */
 function rpcReader(onRequest: OnServerRequest, onResponse: (response: JsonRpcResponse) => void, onInvalid: (data: string) => void): MessageReader {
   return createMessageReader((value) => {
     const c = classify(value);
     if (c.kind === "response") onResponse(c.message);
-    else if (c.kind === "request") onRequest(c.message);
+    else if (c.kind === "request" || c.kind === "notification") onRequest(c.message);
   }, onInvalid);
 }
 
