@@ -272,6 +272,20 @@ for (const runtime of selected) {
         });
       });
 
+      it(`${label}: durable run (a journal: the process dies while a tool runs; another continues from the record)`, async () => {
+        const s = await summaryOf(runtime, label);
+        expect(s.durable).toEqual({
+          interrupted: true,
+          first: { type: "recovery", step: 1, recoveries: 1, restart: false },
+          results: [
+            { isError: false, output: '{"sum":5}' },
+            { isError: true, output: "interrupted" },
+          ],
+          text: ANSWERS.durable,
+          status: "done",
+        });
+      });
+
       it(`${label}: key guard (a key for the vendor's own host: refused in a browser unless allowed)`, async () => {
         const { keyGuard } = await reportOf(runtime);
         const browser = runtime === "chromium";
@@ -281,11 +295,12 @@ for (const runtime of selected) {
       it(`${label}: wire (what the mock server received)`, async () => {
         const { requests } = await runOf(runtime);
         const bodies = requests[label]!.map((r) => r.body as { stream?: boolean });
-        // parallel 2 + stream 2 + ask 1 + approve 2 + abort 1 + after-abort 1; the key-guard runs never reach it.
-        expect(bodies.length).toBe(9);
-        expect(bodies.filter((b) => b.stream === true).length).toBe(2);
+        // parallel 2 + stream 2 + ask 1 + approve 2 + abort 1 + after-abort 1 + durable 2 (its first reply is
+        // not asked for again); the key-guard runs never reach it.
+        expect(bodies.length).toBe(11);
+        expect(bodies.filter((b) => b.stream === true).length).toBe(3);
         // The request after the abort answers the cancelled call (the mock rejects unpaired calls too).
-        expect(JSON.stringify(bodies.at(-1))).toContain('{\\"error\\":\\"cancelled\\"}');
+        expect(JSON.stringify(bodies.at(-3))).toContain('{\\"error\\":\\"cancelled\\"}');
       });
     }
   });

@@ -3,7 +3,7 @@
 // AbortController, Web Streams), drives a client against whatever provider the host built,
 // and returns a plain-data summary the host compares across runtimes.
 
-import { createClient, type Message, type Provider, type StreamEvent, suspension, type Tool, tool } from "toolloop";
+import { createClient, type Message, memoryStore, openJournal, type Provider, type Store, type StreamEvent, suspension, type Tool, tool } from "toolloop";
 import * as v from "valibot";
 import { prompt } from "./script.js";
 
@@ -36,6 +36,13 @@ export interface ScenarioSummary {
     roles: string[];
     text: string;
     historyResumes: boolean;
+  }>;
+  durable: Outcome<{
+    interrupted: boolean;
+    first: StreamEvent | undefined;
+    results: { isError: boolean; output: string }[];
+    text: string;
+    status: string;
   }>;
 }
 
@@ -202,5 +209,52 @@ export async function runScenario({ label, provider }: ScenarioInput): Promise<S
     };
   });
 
-  return { label, parallel, stream, ask, approve, abortThenChat };
+  // 6. A durable run (a journal over a store, Web Crypto signing): the "process" running it dies
+  //    while a tool runs (its store writes stop landing); another opens the record and continues:
+  //    the settled call is answered from the record, the interrupted one (not replay-safe) is
+  //    reported, and the model is not asked again for the reply it already gave.
+  const durable = await phase(async () => {
+    const store = memoryStore();
+    let dead = false;
+    const firstProcess: Store = {
+      get: (key) => store.get(key),
+      put: (key, value) => (dead ? new Promise<void>(() => {}) : store.put(key, value)),
+      delete: (key) => store.delete(key),
+    };
+    const secret = "e2e-journal-secret-e2e-journal-secret";
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const stop = new AbortController();
+    const j1 = await openJournal({ store: firstProcess, key: "e2e", secret });
+    const one = makeTools(() => held());
+    j1.createClient({ provider, tools: one.tools, parallelTools: true, maxParallelTools: 2, maxRetries: 0 })
+      .run(prompt("durable", "Add 2+3, then shout and wait."), { signal: stop.signal })
+      .catch(() => {});
+    await holding;
+    await sleep(50); // add's result is recorded
+    dead = true;
+    const j2 = await openJournal({ store, key: "e2e", secret });
+    const interrupted = j2.interrupted;
+    const client = j2.createClient({ provider, tools: makeTools(() => {}).tools, parallelTools: true, maxParallelTools: 2, maxRetries: 0 });
+    const events: StreamEvent[] = [];
+    for await (const ev of client.stream()) events.push(ev);
+    stop.abort(); // the first "process" is gone: its run ends without a trace in the store
+    const tool = client.history.find((m) => m.role === "tool");
+    const last = events.at(-1);
+    return {
+      interrupted,
+      first: events[0],
+      results:
+        tool?.role === "tool"
+          ? tool.results.map((r) => ({
+              isError: r.isError,
+              output: r.isError ? String((JSON.parse(r.output) as { error: string }).error).split(":")[0]! : r.output,
+            }))
+          : [],
+      text: last?.type === "finish" ? last.text : "",
+      status: j2.status,
+    };
+  });
+
+  return { label, parallel, stream, ask, approve, abortThenChat, durable };
 }

@@ -9,7 +9,7 @@ export interface Turn {
   toolCalls?: { name: string; input: Record<string, unknown> }[];
 }
 
-export type Phase = "parallel" | "stream" | "ask" | "abort" | "after-abort" | "approve";
+export type Phase = "parallel" | "stream" | "ask" | "abort" | "after-abort" | "approve" | "durable";
 
 export const prompt = (phase: Phase, text: string): string => `[${phase}] ${text}`;
 
@@ -19,6 +19,7 @@ export const ANSWERS = {
   ask: '{"city":"Paris","celsius":21}',
   afterAbort: "recovered after the abort",
   approve: "paid after approval",
+  durable: "continued after the crash",
 } as const;
 
 /**
@@ -28,7 +29,7 @@ export const ANSWERS = {
  * for Chat Completions and the neutral model).
  */
 export function turnFor(conversation: string): Turn {
-  const markers = [...conversation.matchAll(/\[(parallel|stream|ask|abort|after-abort|approve)\]/g)];
+  const markers = [...conversation.matchAll(/\[(parallel|stream|ask|abort|after-abort|approve|durable)\]/g)];
   const phase = markers.at(-1)?.[1] as Phase | undefined;
   const answered = /"type":\s*"tool_result"|"role":\s*"tool"/.test(conversation);
   switch (phase) {
@@ -54,6 +55,16 @@ export function turnFor(conversation: string): Turn {
     case "approve":
       // `pay` needs approval: the run suspends, and the answer comes after the resume.
       return answered ? { text: ANSWERS.approve } : { toolCalls: [{ name: "pay", input: { amount: 40 } }] };
+    case "durable":
+      // add settles; shout holds until the "process" running it is gone, and the run is continued in another.
+      return answered
+        ? { text: ANSWERS.durable }
+        : {
+            toolCalls: [
+              { name: "add", input: { a: 2, b: 3 } },
+              { name: "shout", input: { text: "cut off", hold: true } },
+            ],
+          };
     default:
       return { text: "no phase marker found" };
   }
