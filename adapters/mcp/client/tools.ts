@@ -28,6 +28,7 @@ import { headersFor, paramHeaders } from "../wire/param-headers.js";
 import { authFetch, type McpAuth } from "./auth.js";
 import { answerInputRequest, elicit } from "./elicit.js";
 import { mapToolNames } from "./names.js";
+import { attachPins, type McpPins } from "./pins.js";
 import { McpRpcError } from "./rpc-error.js";
 import { createSession, type ServerRequestHandler, type Session } from "./session.js";
 
@@ -48,6 +49,8 @@ export interface McpToolsOptions {
   logger?: Logger | undefined;
   /** Authorization for servers that ask for it: oauth({ ... }) from toolloop/mcp (the MCP authorization spec). */
   auth?: McpAuth | undefined;
+  /** Pinned tool definitions: mcpPins({ secret, saved }) from toolloop/mcp; only tools whose definitions were approved are offered. */
+  pins?: McpPins | undefined;
 }
 
 /** A remote tool mcpTools did not offer, and why. */
@@ -76,23 +79,27 @@ const MAX_SCHEMA_DEPTH = MAX_ARGUMENT_DEPTH;
 
 /** Connects to an MCP server over Streamable HTTP and resolves with its tools. */
 export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
-  checkOptions("mcpTools()", options, "url headers fetch clientInfo signal timeout logger auth");
+  checkOptions("mcpTools()", options, "url headers fetch clientInfo signal timeout logger auth pins");
   const url = String(options.url);
   const baseFetch: FetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+  const pinned = options.pins === undefined ? undefined : await attachPins(options.pins, url);
   const session = createSession({
     url,
     headers: options.headers ?? {},
     fetch: options.auth ? authFetch(options.auth, url, baseFetch, options.headers) : baseFetch,
     clientInfo: options.clientInfo ?? { name: "toolloop", version: "0.2.0" },
+    onNotification: pinned?.notified,
   });
   await session.connect(options.signal);
+  if (pinned) session.watch(); // tools/list_changed, between calls too
   const skipped: McpSkippedTool[] = [];
   const remote = await listTools(session, options.signal, skipped);
   const logger = options.logger ?? silentLogger;
   for (const s of skipped) logger.warn("mcp tool left out", { tool: s.name, reason: s.reason });
   const names = mapToolNames(remote.map((t) => t.name));
   const tools = remote.map((t, i) => remoteTool(session, t, names[i]!, options.timeout));
-  return Object.assign(tools, { close: () => session.close(), skipped });
+  const offered = pinned ? await pinned.offer(tools, remote, (signal) => listTools(session, signal, []), logger) : tools;
+  return Object.assign(offered, { close: () => session.close(), skipped });
 }
 
 interface RemoteTool {
@@ -101,6 +108,8 @@ interface RemoteTool {
   parameters: JSONSchema;
   /** SEP-2243: argument → Mcp-Param-* header name. */
   headers: Map<string, string>;
+  /** The entry as listed (what pins fingerprint). */
+  definition: Record<string, unknown>;
 }
 
 async function listTools(session: Session, signal: AbortSignal | undefined, skipped: McpSkippedTool[]): Promise<RemoteTool[]> {
@@ -143,7 +152,7 @@ function describeTool(t: Record<string, unknown>): RemoteTool | string {
   // SEP-2243: a tool whose x-mcp-header markings are malformed must not be called.
   const headers = paramHeaders(parameters);
   if (!headers.ok) return headers.reason;
-  return { name: t.name as string, description: descriptionOf(t), parameters, headers: headers.map };
+  return { name: t.name as string, description: descriptionOf(t), parameters, headers: headers.map, definition: t };
 }
 
 /**
