@@ -83,6 +83,8 @@ export function durableAgent(ctx: DurableObjectStateLike, options: DurableAgentO
   const retryDelay = numberOption("durableAgent: retryDelay", options.retryDelay, 1, true) ?? 1000;
   const { storage } = ctx;
   let ready: Promise<Ready> | undefined;
+  // One log per isolate, whatever happens to the journal: readers' listeners live on it.
+  let log: EventLog | undefined;
   let live: Live | undefined;
   let failures = 0; // recoverable failures in a row, for the backoff
 
@@ -95,9 +97,15 @@ export function durableAgent(ctx: DurableObjectStateLike, options: DurableAgentO
       const journal = await openJournal(
         options.unsigned === true ? { store, key, maxRecoveries, unsigned: true } : { store, key, maxRecoveries, secret: options.secret as string | CryptoKey },
       );
-      const log = eventLog(storage.sql, { keepRuns: options.keepRuns });
+      log ??= eventLog(storage.sql, { keepRuns: options.keepRuns });
       const client = await options.client(journal);
       settleLog(journal, log);
+      // A run this isolate did not start is waiting for its alarm: the first request after a
+      // restart brings the alarm forward instead of leaving it to the next heartbeat.
+      if (journal.interrupted) {
+        const due = await storage.getAlarm();
+        if (due === null || due > Date.now()) await storage.setAlarm(Date.now());
+      }
       return { journal, client, log };
     })().catch((err) => {
       ready = undefined; // a bad secret or a storage failure: the next request tries again
@@ -208,7 +216,8 @@ export function durableAgent(ctx: DurableObjectStateLike, options: DurableAgentO
     },
 
     async stop() {
-      const r = await open();
+      const current = open();
+      const r = await current;
       if (live) {
         live.stopped = true;
         live.controller.abort(new DOMException("stopped", "AbortError"));
@@ -217,6 +226,9 @@ export function durableAgent(ctx: DurableObjectStateLike, options: DurableAgentO
         await r.journal.abandon();
         if (r.log.open) r.log.append({ type: "error", code: "stopped", message: "The interrupted run was stopped." });
         await storage.deleteAlarm();
+        // The client still holds the history from before abandon() closed the run: the next
+        // use opens the journal again, with a client over the closed history.
+        if (ready === current) ready = undefined;
       }
       return status();
     },

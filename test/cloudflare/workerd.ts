@@ -4,18 +4,14 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Miniflare } from "miniflare";
-import { bundle, root, tmpRoot } from "../support/runtimes.js";
+import { bundle, tmpRoot } from "../support/runtimes.js";
 
 // Miniflare and workerd leave their scratch folders in os.tmpdir(): keep them in the repo.
 process.env.TMPDIR = tmpRoot;
 
-/** Bundles a worker source file with toolloop resolved to the working tree (toolloop/cloudflare included). */
+/** Bundles a worker source file as wrangler would, with toolloop resolved to the working tree. */
 export function bundleWorker(file: string): Promise<string> {
-  return bundle(file, {
-    platform: "neutral",
-    external: ["cloudflare:workers"],
-    alias: { "toolloop/cloudflare": join(root, "adapters/cloudflare/index.ts") },
-  });
+  return bundle(file, { platform: "neutral", external: ["cloudflare:workers"] });
 }
 
 export interface DurableRuntimeOptions {

@@ -43,6 +43,7 @@ export const entrySources: Record<string, string> = {
   "toolloop/tavily": "adapters/tavily/index.ts",
   "toolloop/mcp": "adapters/mcp/index.ts",
   "toolloop/claude-local": "adapters/claude-local/index.ts",
+  "toolloop/cloudflare": "adapters/cloudflare/index.ts",
 };
 
 export interface BundleOptions {
@@ -233,8 +234,13 @@ async function chromiumExecutable(): Promise<{ executablePath: string; args: str
   return { executablePath: join(home, "chromium"), args: chromium.args };
 }
 
-/** A headless Chromium with a throwaway profile under .tmp. `close` removes the profile. */
-export async function launchChromium(): Promise<{ context: import("playwright-core").BrowserContext; close: () => Promise<void> }> {
+/**
+ * A headless Chromium with a throwaway profile under .tmp. `close` removes the profile.
+ * `webSecurity`: enforce the same-origin policy and CORS, which @sparticuz/chromium's flags turn off.
+ */
+export async function launchChromium(
+  options: { webSecurity?: boolean } = {},
+): Promise<{ context: import("playwright-core").BrowserContext; close: () => Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const { executablePath, args } = await chromiumExecutable();
   // (not .tmp/chromium: that is the binary @sparticuz/chromium unpacks)
@@ -243,7 +249,7 @@ export async function launchChromium(): Promise<{ context: import("playwright-co
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    args: [...new Set([...args, ...quietFlags])],
+    args: [...new Set([...args, ...quietFlags])].filter((flag) => !(options.webSecurity && flag === "--disable-web-security")),
   });
   return {
     context,
