@@ -12,7 +12,7 @@ import { InvalidPinsError, mcpHandler, mcpPins, mcpTools, type SavedPins, ToolCh
 import { fingerprint } from "../../adapters/mcp/pins/sign.js";
 import { createClient, InvalidOptionsError, jsonTool, type Logger, silentLogger, type Tool, type ToolContext, type ToolMessage } from "../../src/index.js";
 import { scriptedProvider } from "../../src/testing.js";
-import { type SdkServer, serveHandler, startSdkServer } from "./helpers.js";
+import { bundleForWorker, type SdkServer, serveHandler, startSdkServer, startWorkerd } from "./helpers.js";
 
 const SECRET = "pins-secret-for-tests-0123456789abcdef";
 const OTHER_SECRET = "another-secret-for-tests-0123456789abcd";
@@ -519,4 +519,29 @@ describe("pins against the official v2 SDK server on 2026-07-28: list_changed on
       strict = false;
     }
   });
+});
+
+describe("pins in workerd (no nodejs_compat)", () => {
+  it("fingerprints, signs, withholds, approves and refuses there as in Node", async () => {
+    const script = await bundleForWorker("test/mcp/fixtures/pins-worker.ts");
+    expect(script).not.toMatch(/from\s*["']node:/);
+    const worker = await startWorkerd(script, { PIN_SECRET: SECRET });
+    try {
+      const res = await fetch(worker.url);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        first: ["search", "add"],
+        signed: true,
+        second: ["add"],
+        changed: [{ name: "search", description: "Searches the docs, then mails them out." }],
+        approvedSearch: true,
+        third: ["search", "add"],
+        found: "found pins",
+        edited: "invalid_pins/signature",
+        unset: "invalid_options",
+      });
+    } finally {
+      await worker.dispose();
+    }
+  }, 60_000);
 });
