@@ -166,7 +166,7 @@ export class StallError extends ToolloopError {
   declare readonly ms: number;
   declare readonly afterContent: boolean;
   constructor(provider: string, phase: "first" | "between", ms: number) {
-    super("stall", `${provider}: no content for ${ms} ms after ${phase === "first" ? "the request" : "the last delta"} (stallTimeout.${phase})`);
+    super("stall", `${provider}: no content for ${ms} ms (stallTimeout.${phase})`);
     this.provider = provider;
     this.phase = phase;
     this.ms = ms;

@@ -5,3 +5,4 @@ export * from "./http.js";
 export * from "./provider-options.js";
 export * from "./retry.js";
 export * from "./sse.js";
+export * from "./stall.js";
