@@ -11,12 +11,14 @@ export {
   InvalidOptionsError,
   InvalidToolError,
   InvalidToolNameError,
+  isRecoverable,
   isToolloopError,
   type Logger,
   MaxStepsError,
   MissingApiKeyError,
   memoryStore,
   ProviderError,
+  StallError,
   type Store,
   StreamError,
   StructuredOutputError,
@@ -64,6 +66,7 @@ export {
   tracing,
 } from "./cost/index.js";
 export { type FollowedEvent, type FollowOptions, follow } from "./follow/index.js";
+export type { StallTimeout } from "./http/index.js";
 export {
   type DurableClient,
   type Journal,

@@ -8,7 +8,8 @@ import type { Message, ModelRequest, Provider, ToolSpec } from "../conversation/
 /**
  * Whether another provider should take a request that failed this way (after the failing
  * provider's own retries, and before anything reached the caller): a refused or reset
- * connection, a stream that broke or went silent (idleTimeout) before its first delta, or a
+ * connection, a stream that broke or went silent (idleTimeout, or a StallError with no content
+ * yet: stallTimeout.first) before its first delta, or a
  * ProviderError that is retryable, has a status that says "this provider cannot take it now"
  * (408, 429 — rate limit or quota, any 5xx: Anthropic's 529, Cloudflare's 52x, 501 too) or an
  * overload type ("overloaded_error", "UNAVAILABLE", "RESOURCE_EXHAUSTED"). Other 4xx say the
@@ -16,6 +17,8 @@ import type { Message, ModelRequest, Provider, ToolSpec } from "../conversation/
  */
 export function shouldFallBack(err: unknown): boolean {
   if (isToolloopError(err, "connection_error") || isToolloopError(err, "stream_error") || isToolloopError(err, "idle_timeout")) return true;
+  // After content the caller has seen part of this answer: never a silent switch mid-answer.
+  if (isToolloopError(err, "stall")) return !err.afterContent;
   if (!isToolloopError(err, "provider_error")) return false;
   const { status = 0, type, retryable } = err as { status?: number; type?: string; retryable?: boolean };
   return retryable === true || status === 408 || status === 429 || status >= 500 || /overload|unavailable|exhausted/i.test(type ?? "");

@@ -2,5 +2,6 @@
 export * from "./compaction.js";
 export * from "./fallback.js";
 export * from "./pricing.js";
+export * from "./stall-timeout.js";
 export * from "./trace.js";
 export * from "./wrap.js";
