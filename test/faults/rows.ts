@@ -30,7 +30,7 @@ export type Script = ScriptTurn[] | ((body: unknown, index: number) => ScriptTur
 /** What a test enqueues; each mock serves queued replies before its script. */
 export type Raw =
   | { status: number; headers?: Record<string, string>; body?: string }
-  | { sse: string[]; cutAfter?: boolean; hold?: boolean; headers?: Record<string, string> };
+  | { sse: string[]; cutAfter?: boolean; hold?: boolean; headers?: Record<string, string>; delayMs?: number; onClose?: () => void };
 
 export interface Mock {
   url: string;
@@ -420,7 +420,7 @@ export const geminiRow: Row = {
       url: m.url,
       bodies: () => m.requests.map((r) => r.body),
       headers: () => m.requests.map((r) => r.headers),
-      enqueue: (raw) => m.enqueue("status" in raw ? raw : { sse: raw.sse, cutAfter: raw.cutAfter, holdOpen: raw.hold, headers: raw.headers }),
+      enqueue: (raw) => m.enqueue("status" in raw ? raw : { ...raw, holdOpen: raw.hold }),
       close: () => m.close(),
     };
   },

@@ -34,6 +34,10 @@ export type RawResponse =
       cutAfter?: boolean;
       /** Keep the response open after the chunks (until the client goes away or close()). */
       hold?: boolean;
+      /** ms to wait before each chunk (a stream that trickles: pings, slow deltas). */
+      delayMs?: number;
+      /** Called when this response's connection closes (the client went away, or the response ended). */
+      onClose?: () => void;
       headers?: Record<string, string>;
     };
 
@@ -167,7 +171,10 @@ export async function startClaudeMock(options: ClaudeMockOptions = {}): Promise<
     }
     res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...raw.headers });
     res.flushHeaders();
+    if (raw.onClose) res.on("close", raw.onClose);
     for (const chunk of raw.sse) {
+      if (raw.delayMs) await new Promise((r) => setTimeout(r, raw.delayMs));
+      if (res.destroyed) return;
       res.write(chunk);
       await tick();
     }

@@ -45,6 +45,8 @@ export type RawResponse =
       delayMs?: number;
       /** Keep the response open after the last element until the client goes away. */
       holdOpen?: boolean;
+      /** Called when this response's connection closes (the client went away, or the response ended). */
+      onClose?: () => void;
       headers?: Record<string, string>;
     };
 
@@ -225,6 +227,7 @@ export async function startGeminiMock(options: GeminiMockOptions = {}): Promise<
     }
     res.writeHead(200, { "content-type": "text/event-stream", "content-disposition": "attachment", ...raw.headers });
     res.flushHeaders();
+    if (raw.onClose) res.on("close", raw.onClose);
     for (const piece of raw.sse) {
       if (raw.delayMs) await new Promise((r) => setTimeout(r, raw.delayMs));
       if (res.destroyed) return;

@@ -34,6 +34,10 @@ export type RawReply =
       cutAfter?: boolean;
       /** Keep the response open after the last string until the client goes away. */
       hold?: boolean;
+      /** ms to wait before each string (a stream that trickles: keep-alives, slow deltas). */
+      delayMs?: number;
+      /** Called when this response's connection closes (the client went away, or the response ended). */
+      onClose?: () => void;
       status?: number;
       headers?: Record<string, string>;
     };
@@ -183,8 +187,11 @@ export async function startOpenAIMockServer(config: MockServerConfig): Promise<O
         ...reply.headers,
       });
       res.flushHeaders();
+      if (reply.onClose) res.on("close", reply.onClose);
       const write = async () => {
         for (const chunk of reply.sse) {
+          if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+          if (res.destroyed) return;
           await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
         }
         if (reply.cutAfter) res.socket?.destroy();
