@@ -211,6 +211,39 @@ describe("a run survives a crash of the runtime", () => {
     ex.expectValidRequests();
   }, 30_000);
 
+  it("killed twice in one run (during pay, then during the next model request): one payment, ids never reused, the run completes", async () => {
+    ex.turns.push(payTurn("toolu_pay_g"));
+    const asked = await ex.chat("crash-g", "Pay 25 EUR to Ada, twice as carefully.");
+    await asked.end;
+    const lastBefore = asked.events.at(-1)!.id;
+    const taken = ex.payments.holdNext();
+    void ex.decide("crash-g", [{ callId: "toolu_pay_g", approved: true }]).catch(() => {});
+    const first = await taken;
+    await ex.runtime.kill();
+
+    ex.turns.push({ text: "Paid, I think." });
+    const held = ex.gate.holdNext(4);
+    await ex.runtime.start();
+    await held.sent; // the continued run paid (same key) and asks the model again: the second crash
+    const reader = await ex.follow("crash-g", lastBefore);
+    await reader.until((e) => e.event === "text-delta");
+    await ex.runtime.kill();
+    held.release();
+    expect(await reader.end).toBe("broken");
+
+    ex.turns.push({ text: "Paid 25 EUR to Ada." });
+    await ex.runtime.start();
+    await eventually(() => ex.turns.length === 0, "the run to go on by itself again");
+    const all = [...reader.events, ...(await rejoin("crash-g", reader.events.at(-1)!.id))];
+    expectOrdered(all);
+    expect(await rejoin("crash-g", lastBefore)).toEqual(all);
+    expect(all.filter((e) => e.event === "recovery").map((e) => e.data.recoveries)).toEqual([1, 1]);
+    expect(all.at(-1)).toMatchObject({ event: "finish", data: { status: "done", text: "Paid 25 EUR to Ada." } });
+    expect(ex.payments.requests.filter((r) => r.key === first.key)).toHaveLength(2);
+    expect((await ex.state("crash-g")).payments).toEqual([expect.objectContaining({ id: ex.payments.payments.get(first.key!)!.id })]);
+    ex.expectValidRequests();
+  }, 30_000);
+
   it("a stream that breaks after content is continued by the alarm after a backoff, with no terminal event in between", async () => {
     ex.gate.cutNext(6);
     ex.turns.push({ text: "This answer breaks off in the middle." }, { text: "This answer arrives whole." });

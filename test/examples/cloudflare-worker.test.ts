@@ -2,7 +2,7 @@
 // Object, against the strict Claude mock and a payments mock that dedups by Idempotency-Key.
 // What happens when the runtime dies mid-run is test/cloudflare/crash.test.ts.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Example, expectOrdered, startExample, text } from "../cloudflare/example.js";
+import { type Example, eventually, expectOrdered, startExample, text } from "../cloudflare/example.js";
 import type { MockTurn } from "../mock/claude.js";
 
 let ex: Example;
@@ -142,6 +142,23 @@ describe("Cloudflare Worker example: runs and their events", () => {
     ex.turns.push({ text: "Fine, another time." });
     expect(finish(await chat("dave", "Never mind."))).toMatchObject({ status: "done", text: "Fine, another time." });
     ex.expectValidRequests();
+  });
+
+  it("a reader that goes away mid-run does not stop it: the run completes, and a rejoin with Last-Event-ID gets the rest", async () => {
+    ex.turns.push({ text: "An answer that goes on while nobody reads it." });
+    const held = ex.gate.holdNext(4);
+    const reader = await ex.chat("gail", "Keep talking.");
+    await reader.until((e) => e.event === "text-delta");
+    reader.close();
+    held.release();
+    await eventually(() => ex.turns.length === 0, "the model to be asked");
+    const rest = await ex.follow("gail", reader.events.at(-1)!.id);
+    expect(await rest.end).toBe("closed");
+    const all = [...reader.events, ...rest.events];
+    expectOrdered(all);
+    expect(text(all)).toBe("An answer that goes on while nobody reads it.");
+    expect(finish(all)).toMatchObject({ status: "done" });
+    expect((await ex.state("gail")).status).toBe("done");
   });
 
   it("refuses a bad body, a bad event id, an unknown path and a wrong method", async () => {
