@@ -20,6 +20,7 @@ import type { McpAuth } from "../client/auth.js";
 import { finish } from "./authorize.js";
 import { authorizedFetch, type Context } from "./fetch.js";
 import { AUTH_METHODS, type ClientCredentials, storedClient, type TokenEndpointAuth } from "./registration.js";
+import { scrubbingFetch } from "./scrub.js";
 import { PREFIX, tokensKey } from "./tokens.js";
 
 export interface OAuthOptions {
@@ -110,7 +111,8 @@ export function oauth(options: OAuthOptions): OAuth {
   };
   return {
     fetchFor(url, fetch) {
-      return authorizedFetch({ ...ctx, fetch: options.fetch ?? fetch }, String(url), fetch);
+      // The MCP server's answers lose the bearer token they might quote (scrub.ts).
+      return authorizedFetch({ ...ctx, fetch: options.fetch ?? fetch }, String(url), scrubbingFetch(fetch));
     },
     async complete(callbackUrl, opts) {
       const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
