@@ -3,6 +3,8 @@
 // the event log's retention, and events larger than a SQLite row.
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { durableAgent } from "../../adapters/cloudflare/agent.js";
+import { eventLog } from "../../adapters/cloudflare/event-log.js";
 import { root } from "../support/runtimes.js";
 import { type Example, eventually, expectOrdered, startWorkerWithMocks } from "./example.js";
 import type { SseEvent } from "./sse-client.js";
@@ -124,4 +126,16 @@ describe("durableAgent: stop", () => {
     await eventually(() => slow.mock.requests.length === 2, "two model requests");
     slow.expectValidRequests();
   }, 30_000);
+});
+
+describe("durableAgent and eventLog options", () => {
+  const ctx = { id: { toString: () => "id" }, storage: {} } as never;
+  const client = () => ({}) as never;
+  it("refuse a misspelt option, a missing client and a bad number with what to write", () => {
+    expect(() => durableAgent(ctx, { client, secret: "s".repeat(32), hearbeat: 5 } as never)).toThrow(/unknown option `hearbeat`; did you mean `heartbeat`/);
+    expect(() => durableAgent(ctx, { secret: "s".repeat(32) } as never)).toThrow(/needs `client`: \(journal\) => /);
+    expect(() => durableAgent(ctx, { client, secret: "s".repeat(32), heartbeat: 0 })).toThrow(/heartbeat must be a positive number of ms/);
+    expect(() => durableAgent(ctx, { client, secret: "s".repeat(32), retryDelay: "1s" } as never)).toThrow(/retryDelay must be a positive number of ms/);
+    expect(() => eventLog({ exec: () => ({ toArray: () => [] }) }, { keepRuns: 0 })).toThrow(/keepRuns must be a whole number of runs from 1 up/);
+  });
 });
