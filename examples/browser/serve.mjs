@@ -7,22 +7,31 @@
 // The page calls /api/claude/v1/... (or /api/openai/v1/...); this server forwards those
 // requests to the vendor (ANTHROPIC_BASE_URL / OPENAI_BASE_URL override the upstream) with
 // the key added. PORT picks the port (0: any free one). app.js is bundled with esbuild at start.
+//
+// /durable.html follows a run on the Cloudflare Worker example (examples/cloudflare-worker):
+// this server forwards /chat/* to WORKER_URL (default http://127.0.0.1:8787, `wrangler dev`),
+// so the page calls its own origin and the Worker needs no CORS.
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { build } from "esbuild";
 
 const here = new URL(".", import.meta.url);
-const { outputFiles } = await build({
-  entryPoints: [new URL("app.js", here).pathname],
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  write: false,
-  logLevel: "warning",
-});
-const bundle = outputFiles[0].text;
+const bundleOf = async (file) =>
+  (
+    await build({
+      entryPoints: [new URL(file, here).pathname],
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      write: false,
+      logLevel: "warning",
+    })
+  ).outputFiles[0].text;
+const [bundle, durableBundle] = await Promise.all([bundleOf("app.js"), bundleOf("durable.js")]);
 const html = await readFile(new URL("index.html", here));
+const durableHtml = await readFile(new URL("durable.html", here));
+const workerURL = (process.env.WORKER_URL || "http://127.0.0.1:8787").replace(/\/+$/, "");
 
 const upstreams = {
   claude: {
@@ -71,12 +80,52 @@ async function proxy(req, res, upstream, rest) {
   }
 }
 
+/**
+ * Forwards a /chat/* request to the Worker and streams its answer back as it comes. A drop on
+ * the Worker's side is passed on as a drop (the page's follow() reconnects), never as a clean
+ * end; the page going away closes the Worker request, which does not stop the run there.
+ */
+async function forwardToWorker(req, res) {
+  const headers = {};
+  for (const name of ["content-type", "accept", "last-event-id"]) if (req.headers[name]) headers[name] = req.headers[name];
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const abort = new AbortController();
+  res.on("close", () => abort.abort());
+  let answer;
+  try {
+    answer = await fetch(workerURL + req.url, {
+      method: req.method,
+      headers,
+      body: ["GET", "HEAD"].includes(req.method) ? undefined : Buffer.concat(chunks),
+      signal: abort.signal,
+    });
+  } catch (err) {
+    if (abort.signal.aborted) return;
+    res.writeHead(502, { "content-type": "application/json" });
+    return res.end(JSON.stringify({ error: `the Worker at ${workerURL} is unreachable: ${err.message}` }));
+  }
+  const pass = { "cache-control": "no-cache" };
+  for (const name of ["content-type", "retry-after"]) if (answer.headers.get(name)) pass[name] = answer.headers.get(name);
+  res.writeHead(answer.status, pass);
+  res.flushHeaders();
+  try {
+    if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
 const offline = !upstreams.claude.key && !upstreams.openai.key;
 
 const server = createServer((req, res) => {
   const path = new URL(req.url, "http://localhost").pathname;
   const api = /^\/api\/(claude|openai)\/v1\/(.+)$/.exec(path);
   if (api) return proxy(req, res, upstreams[api[1]], api[2]);
+  if (path.startsWith("/chat/")) return forwardToWorker(req, res);
+  if (path === "/durable.html") return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(durableHtml);
+  if (path === "/durable.bundle.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(durableBundle);
   // With no key on this server the page starts in its offline (scripted) mode.
   if (path === "/" && !offline) return res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html);
   if (path === "/") {
@@ -92,6 +141,7 @@ server.listen(Number(process.env.PORT ?? 8080), "127.0.0.1", () => {
     .filter((u) => u.key)
     .map((u) => u.keyName);
   console.log(`Serving the browser example at http://127.0.0.1:${server.address().port}/`);
+  console.log(`A durable run on the Worker at ${workerURL} (WORKER_URL), followed: http://127.0.0.1:${server.address().port}/durable.html`);
   console.log(
     configured.length
       ? `Proxying with ${configured.join(", ")}.`

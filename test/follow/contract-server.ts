@@ -64,6 +64,8 @@ export interface ContractServer {
   url: string;
   /** Every stream request (POST /chat/:id, POST .../decisions, GET .../events), in arrival order. */
   streams: StreamRequest[];
+  /** CORS preflights (OPTIONS): the path and the headers the browser asked to send. */
+  preflights: { path: string; headers: string | undefined }[];
   /** Plans for the next stream connections, used up in order. */
   drops: Drop[];
   /** Every event a conversation emitted, with its id: what a follower must end up with. */
@@ -77,8 +79,8 @@ export interface ContractServer {
 
 export interface ContractServerOptions {
   script: Script;
-  /** ms between a run's events (default 5). */
-  tick?: number;
+  /** ms between a run's events (default 5), or per conversation. */
+  tick?: number | ((conversation: string) => number);
   /** Writes each event in pieces of this many bytes, with a pause between (default: whole). */
   chunkBytes?: number;
   /** A server that answers every GET from the start of the run, whatever Last-Event-ID says. */
@@ -88,6 +90,7 @@ export interface ContractServerOptions {
 }
 
 interface Conversation extends ConversationState {
+  id: string;
   log: { id: number; type: string; data: RunEvent }[];
   /** The id of the current (or last) run's first event. */
   runStart: number;
@@ -103,10 +106,11 @@ const CORS = {
 
 /** A conversation's events, numbered from 1 across every run of the server. */
 export async function startContractServer(options: ContractServerOptions): Promise<ContractServer> {
-  const tick = options.tick ?? 5;
+  const tickOf = (id: string) => (typeof options.tick === "function" ? options.tick(id) : (options.tick ?? 5));
   const conversations = new Map<string, Conversation>();
   const streams: StreamRequest[] = [];
   const drops: Drop[] = [];
+  const preflights: ContractServer["preflights"] = [];
   const sockets = new Set<Socket>();
   let openStreams = 0;
   let nextId = 1;
@@ -115,7 +119,7 @@ export async function startContractServer(options: ContractServerOptions): Promi
   const conversation = (id: string): Conversation => {
     let c = conversations.get(id);
     if (!c) {
-      c = { status: "idle", pending: [], payments: [], history: [], log: [], runStart: 0, listeners: new Set(), ended: Promise.resolve() };
+      c = { id, status: "idle", pending: [], payments: [], history: [], log: [], runStart: 0, listeners: new Set(), ended: Promise.resolve() };
       conversations.set(id, c);
     }
     return c;
@@ -125,6 +129,7 @@ export async function startContractServer(options: ContractServerOptions): Promi
   const startRun = (c: Conversation, events: RunEvent[]) => {
     c.status = "running";
     c.runStart = nextId;
+    const tick = tickOf(c.id);
     let end!: () => void;
     c.ended = new Promise((r) => (end = r));
     let i = 0;
@@ -133,7 +138,10 @@ export async function startContractServer(options: ContractServerOptions): Promi
       c.log.push({ id: nextId++, type: data.type, data });
       c.history.push(data);
       if (data.type === "suspended") c.pending = data.pending as ConversationState["pending"];
-      if (data.type === "tool-result" && data.name === "pay" && !data.isError) c.payments.push(JSON.parse(String(data.output)));
+      if (data.type === "tool-result" && data.name === "pay") {
+        const result = JSON.parse(String(data.output));
+        if (result.paid) c.payments.push(result);
+      }
       const last = data.type === "finish" || data.type === "error";
       if (last) c.status = data.type === "error" ? "failed" : data.status === "suspended" ? "suspended" : "done";
       for (const l of c.listeners) l();
@@ -200,7 +208,10 @@ export async function startContractServer(options: ContractServerOptions): Promi
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const match = /^\/chat\/([\w-]+)(\/decisions|\/events)?$/.exec(url.pathname);
-    if (req.method === "OPTIONS") return res.writeHead(204, CORS).end();
+    if (req.method === "OPTIONS") {
+      preflights.push({ path: url.pathname, headers: req.headers["access-control-request-headers"] });
+      return res.writeHead(204, CORS).end();
+    }
     if (!match) return json(res, 404, { error: "not found" });
     const c = conversation(match[1]!);
     const isStream = (req.method === "POST" && match[2] !== "/events") || (req.method === "GET" && match[2] === "/events");
@@ -223,7 +234,7 @@ export async function startContractServer(options: ContractServerOptions): Promi
     }
     if (req.method === "GET" && !match[2]) return json(res, 200, { status: c.status, pending: c.pending, payments: c.payments, history: c.history });
     if (req.method === "GET" && match[2] === "/events") {
-      if (c.log.length === 0) return json(res, 404, { error: "no run in this conversation" });
+      if (c.status === "idle") return json(res, 404, { error: "no run in this conversation" });
       const header = (req.headers["last-event-id"] as string | undefined) ?? url.searchParams.get("after") ?? undefined;
       const after = header === undefined || options.ignoreLastEventId ? c.runStart - 1 : Number(header);
       if (!Number.isInteger(after)) return json(res, 400, { error: "Last-Event-ID must be an integer" });
@@ -244,8 +255,9 @@ export async function startContractServer(options: ContractServerOptions): Promi
       if (!Array.isArray(decisions) || decisions.length === 0 || decisions.some((d) => !waiting.has(d?.callId) || typeof d.approved !== "boolean")) {
         return json(res, 400, { error: "no call waits for these decisions", code: "invalid_decision" });
       }
+      const events = options.script({ decisions }, c);
       c.pending = [];
-      startRun(c, options.script({ decisions }, c));
+      startRun(c, events);
     } else {
       if (typeof body.message !== "string" || body.message === "") return json(res, 400, { error: 'expected {"message": "..."}' });
       c.pending = [];
@@ -261,6 +273,7 @@ export async function startContractServer(options: ContractServerOptions): Promi
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     streams,
+    preflights,
     drops,
     log: (id) => conversation(id).log,
     open: () => openStreams,
