@@ -76,7 +76,8 @@ export function authorizedFetch(ctx: Context, serverUrl: string, fetch: FetchFn)
     const issuer = found.server.issuer;
     ctx.logger.debug("mcp oauth: authorization server found", { issuer, resource: found.resource });
     const scope = r.stepUp ?? chooseScope(r.challenge?.scope, found, ctx.scope);
-    // A refresh gives the same grant again: enough unless a step-up or a challenge wants more.
+    // A refresh gives the same grant again: enough unless a step-up or a challenge wants more. Only
+    // at the server that issued the tokens: one that moved (SEP-2352) never sees them.
     const wanted = scopeSet(r.challenge?.scope);
     const enough = held && [...wanted].every((s) => grantedScopes(held).has(s));
     if (held?.refreshToken && held.issuer === issuer && !r.stepUp && enough) {
@@ -94,8 +95,6 @@ export function authorizedFetch(ctx: Context, serverUrl: string, fetch: FetchFn)
         }
       }
     }
-    // Tokens of another authorization server (it moved, SEP-2352) are dropped, never sent there.
-    if (held && held.issuer !== issuer) await save(undefined);
     const client = await clientFor(http, ctx.registration, found.server, scope);
     const { url, state } = await start(ctx.flows, found, client, scope, key);
     ctx.logger.info("mcp oauth: authorization needed", { issuer, scope, clientId: client.id });
