@@ -160,12 +160,15 @@ export async function conformance() {
   const clientScript = join(work, "client.mjs");
   await bundle("test/mcp/conformance/server.ts", serverModule);
   await bundle("test/mcp/conformance/client.ts", clientScript);
+  const nodeModule = join(work, "node.mjs");
+  await bundle("adapters/node/index.ts", nodeModule);
 
-  // mcpHandler on loopback, allowing the localhost origins the DNS-rebinding scenario sends.
+  // mcpHandler on loopback (toolloop/node's serve()), allowing the localhost origins the DNS-rebinding scenario sends.
   const { conformanceHandler } = await import(pathToFileURL(serverModule).href);
-  const { serveFetch } = await import(pathToFileURL(join(root, "examples/mcp-node/node-http.mjs")).href);
+  const { serve } = await import(pathToFileURL(nodeModule).href);
   let handler;
-  const { server, url: base } = await serveFetch((req) => handler(req));
+  const served = await serve((req) => handler(req));
+  const base = served.url;
   const port = new URL(base).port;
   handler = conformanceHandler([`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]);
   const url = `http://localhost:${port}/mcp`;
@@ -218,8 +221,7 @@ export async function conformance() {
       lines.push(`${version}: not scored by the requirement set, not run: ${listed.notScored.filter((n) => !extra.has(n.split(" ")[0])).join(", ")}`);
     }
   } finally {
-    server.closeAllConnections?.();
-    await new Promise((r) => server.close(() => r()));
+    await served.close({ timeout: 0 });
   }
   writeFileSync(join(work, "summary.txt"), lines.join("\n") + "\n");
   for (const l of lines.filter((l) => !/^(ok|FAIL) /.test(l))) console.log(l);

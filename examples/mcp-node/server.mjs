@@ -1,12 +1,12 @@
 // An MCP server on plain Node, like examples/mcp-worker's but with one tool (convert_temperature): the same
-// mcpHandler, mounted on node:http through node-http.mjs. Run it, then point any MCP client at the printed URL.
+// mcpHandler, served on node:http by toolloop/node. Run it, then point any MCP client at the printed URL.
 //
 //   node examples/mcp-node/server.mjs            (PORT=3000 by default, MCP_TOKEN optional)
 
 import { tool } from "toolloop";
 import { mcpHandler } from "toolloop/mcp";
+import { serve } from "toolloop/node";
 import * as v from "valibot";
-import { serveFetch } from "./node-http.mjs";
 
 const convertTemperature = tool({
   name: "convert_temperature",
@@ -29,7 +29,9 @@ const mcp = mcpHandler({
   authorize: token ? (request) => request.headers.get("authorization") === `Bearer ${token}` : undefined,
 });
 
-const { url } = await serveFetch((request) => (new URL(request.url).pathname === "/mcp" ? mcp(request) : new Response("Not found", { status: 404 })), {
+const server = await serve((request) => (new URL(request.url).pathname === "/mcp" ? mcp(request) : new Response("Not found", { status: 404 })), {
   port: Number(process.env.PORT ?? 3000),
 });
-console.log(`MCP server listening on ${url}/mcp`);
+console.log(`MCP server listening on ${server.url}/mcp`);
+// Ctrl-C: requests in flight finish (up to 10 s), then the process exits.
+process.once("SIGINT", () => server.close().then(() => process.exit(0)));

@@ -11,7 +11,7 @@ import { root, sdkClient, tmp, unpooledFetch } from "./helpers.js";
 type TextBlock = { type: string; text: string };
 
 async function bundleNodeExample(): Promise<string> {
-  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp/index.ts" };
+  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp/index.ts", "toolloop/node": "adapters/node/index.ts" };
   const out = join(tmp, `mcp-node-server-${process.pid}.mjs`);
   const result = await build({
     entryPoints: [join(root, "examples/mcp-node/server.mjs")],
@@ -21,7 +21,9 @@ async function bundleNodeExample(): Promise<string> {
     platform: "node",
     target: "node20",
     logLevel: "silent",
-    plugins: [{ name: "toolloop-from-source", setup: (b) => b.onResolve({ filter: /^toolloop(\/mcp)?$/ }, (a) => ({ path: join(root, sources[a.path]!) })) }],
+    plugins: [
+      { name: "toolloop-from-source", setup: (b) => b.onResolve({ filter: /^toolloop(\/mcp|\/node)?$/ }, (a) => ({ path: join(root, sources[a.path]!) })) },
+    ],
   });
   writeFileSync(out, result.outputFiles[0]!.text);
   return out;

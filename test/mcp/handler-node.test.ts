@@ -1,5 +1,4 @@
-// The official MCP SDK client against our mcpHandler, served in Node through the
-// node:http bridge of examples/mcp-node.
+// The official MCP SDK client against our mcpHandler, served in Node by toolloop/node.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpHandler } from "../../adapters/mcp/index.js";
 import { allTools, slowSignals } from "./fixtures/tools.js";

@@ -1,5 +1,5 @@
-// Test plumbing for the MCP suites: our handler on node:http (through the example's own
-// bridge), bundles served by workerd (Miniflare), the official SDK as the independent
+// Test plumbing for the MCP suites: our handler on node:http (through toolloop/node's
+// serve()), bundles served by workerd (Miniflare), the official SDK as the independent
 // peer (its Client, and its McpServer on node:http), and small raw-request helpers.
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -12,8 +12,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { build } from "esbuild";
 import { Agent, fetch as undiciFetch } from "undici";
-// @ts-expect-error: a plain-JS example module without type declarations
-import { serveFetch as serveFetchUntyped } from "../../examples/mcp-node/node-http.mjs";
+import { serve } from "../../adapters/node/index.js";
 
 export const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const tmp = join(root, ".tmp", "mcp");
@@ -21,14 +20,13 @@ mkdirSync(tmp, { recursive: true });
 process.env.TMPDIR = tmp; // Miniflare and workerd leave folders in TMPDIR
 
 type FetchHandler = (request: Request) => Promise<Response>;
-const serveFetch = serveFetchUntyped as (h: FetchHandler, o?: { port?: number }) => Promise<{ server: Server; url: string }>;
 
-/** Serves a fetch handler on 127.0.0.1:<ephemeral> via examples/mcp-node/node-http.mjs. */
+/** Serves a fetch handler on 127.0.0.1:<ephemeral> with toolloop/node's serve(). */
 export async function serveHandler(handler: FetchHandler, path = "/mcp"): Promise<{ url: string; close: () => Promise<void> }> {
-  const { server, url } = await serveFetch((req) =>
+  const { url, close } = await serve((req) =>
     new URL(req.url).pathname === path ? handler(req) : Promise.resolve(new Response("not found", { status: 404 })),
   );
-  return { url: url + path, close: () => closeServer(server) };
+  return { url: url + path, close: () => close({ timeout: 0 }) };
 }
 
 export function closeServer(server: Server): Promise<void> {
