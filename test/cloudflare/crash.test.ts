@@ -86,10 +86,11 @@ describe("a run survives a crash of the runtime", () => {
     expectOrdered(all);
     expect(await wholeRun("crash-a")).toEqual(all);
     // The cut reply was not recorded: the step is asked again (restart: true), from the same conversation.
-    expect(rest[0]).toMatchObject({ event: "recovery", data: { restart: true, recoveries: 1 } });
+    // (The reader may not have got every event logged before the kill: the rejoin starts with those.)
+    expect(rest.filter((e) => e.event === "recovery")).toMatchObject([{ data: { restart: true, recoveries: 1 } }]);
     expect(ex.mock.requests[asked]!.body).toEqual(ex.mock.requests[asked - 1]!.body);
     expect(all.at(-1)).toMatchObject({ event: "finish", data: { status: "done", text: "It is a fine time of day.", steps: 2, toolCalls: 1 } });
-    expect(text(rest)).toBe("Let me look at the clock for you.It is a fine time of day.");
+    expect(text(rest.slice(rest.findIndex((e) => e.event === "recovery")))).toBe("Let me look at the clock for you.It is a fine time of day.");
     expect(await ex.state("crash-a")).toMatchObject({ status: "done", pending: [] });
     ex.expectValidRequests();
   }, 30_000);
@@ -113,7 +114,7 @@ describe("a run survives a crash of the runtime", () => {
     await eventually(() => ex.mock.requests.length === calls + 1, "the run to go on by itself and report the payment to the model");
     const events = await rejoin("crash-b", lastBefore);
     expectOrdered(events);
-    expect(events[0]!.event).toBe("recovery");
+    expect(events.filter((e) => e.event === "recovery")).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ event: "finish", data: { status: "done", text: "Paid 25 EUR to Ada." } });
 
     const mine = ex.payments.requests.filter((r) => r.key === first.key);
@@ -147,7 +148,7 @@ describe("a run survives a crash of the runtime", () => {
     const all = [...reader.events, ...rest];
     expectOrdered(all);
     expect(await wholeRun("crash-c")).toEqual(all);
-    expect(rest[0]).toMatchObject({ event: "recovery", data: { restart: false } });
+    expect(rest.filter((e) => e.event === "recovery")).toMatchObject([{ data: { restart: false } }]);
     // The continued step is carried out again from the record (its events come again, after `recovery`):
     // the recorded result, not the tool run again, so the clock says the same second.
     for (const e of rest.filter((e) => e.event === "tool-result")) expect(e.data).toEqual(result.data);
