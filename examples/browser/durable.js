@@ -44,6 +44,7 @@ function countingFetch(url, init) {
 async function followRun(response) {
   setState("running", response ? "Following the run." : "Rejoining the run in progress…");
   $("#answer").textContent = "";
+  stepStart = 0;
   $("#error").textContent = "";
   try {
     for await (const event of follow(`${chatURL()}/events`, { response, fetch: countingFetch, retryDelay: 250, maxRetryDelay: 4000 })) {
@@ -58,6 +59,11 @@ async function followRun(response) {
   }
 }
 
+// Where the text of the step in progress starts in #answer: a run continued after a crash
+// (a `recovery` event) sends that step's events again, from the server's record, or asks the
+// model again (`restart`), so what the page showed of the step is taken back.
+let stepStart = 0;
+
 /** One event: in the log (by id and type), and in the conversation. */
 function show({ id, type, data }) {
   const li = document.createElement("li");
@@ -66,7 +72,10 @@ function show({ id, type, data }) {
   li.textContent = `${id} ${type}${summary(type, data)}`;
   $("#events").append(li);
   li.scrollIntoView({ block: "nearest" });
-  if (type === "text-delta") $("#answer").textContent += data.text;
+  const answer = $("#answer");
+  if (type === "text-delta") answer.textContent += data.text;
+  else if (type === "step-finish") stepStart = answer.textContent.length;
+  else if (type === "recovery") answer.textContent = answer.textContent.slice(0, stepStart);
   else if (type === "suspended") showApprovals(data.pending);
   else if (type === "finish") setState(data.status === "suspended" ? "waiting" : "done", data.status === "suspended" ? "Waiting for your decision." : "Done.");
   else if (type === "error") {

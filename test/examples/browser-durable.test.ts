@@ -90,4 +90,22 @@ describe("examples/browser/durable.html in Chromium, what the contract server sa
       await page.close();
     }
   });
+
+  it("a recovery event takes back the text of the step it continues (restart: the reply is asked for again)", async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`${siteURL}/durable.html?chat=crash&api=${encodeURIComponent(api.url)}`);
+      await page.waitForSelector("body[data-state=ready]");
+      api.drops.push({ at: "mid-event", after: 4 });
+      await page.fill("#message", "What happens after a crash?");
+      await page.click("#send");
+      await page.waitForFunction(() => document.body.dataset.state === "done", undefined, { timeout: 15_000 });
+      expect(await page.locator("#answer").innerText()).toBe("Checking. The answer is 42.");
+      const types = await page.$$eval("#events li", (lis) => lis.map((li) => (li as HTMLElement).dataset.type));
+      expect(types).toEqual(api.log("crash").map((e) => e.type));
+      expect(types).toContain("recovery");
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -327,6 +327,26 @@ export function paymentScript(words = 6): Script {
         finish("done", answer),
       ];
     }
+    if (/crash/i.test(input.message)) {
+      // A run continued after its process died mid-reply: the step's reply is asked for again.
+      const answer = "Checking. The answer is 42.";
+      return [
+        ...text("Checking. "),
+        {
+          type: "step-finish",
+          step: 1,
+          text: "Checking. ",
+          toolCalls: [],
+          toolResults: [],
+          finishReason: "tool-calls",
+          usage: { inputTokens: 1, outputTokens: 1 },
+        },
+        ...text("The ans"),
+        { type: "recovery", step: 2, recoveries: 1, restart: true },
+        ...text("The answer is 42."),
+        finish("done", answer),
+      ];
+    }
     const pay = /pay (\d+) (\w+) to (\w+)/i.exec(input.message);
     if (pay) {
       const callId = `call_${++calls}`;
