@@ -5,6 +5,7 @@
 // (the mock sees its connection close), is a StallError with the phase and whether content had
 // arrived, is not sent again, leaves a valid history, and fallback() moves only a stall before
 // any content to its next provider.
+import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -185,6 +186,20 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     a.enqueue({ sse: [...prelude(row), ping(row, 0)], hold: true });
     const provider = withStallTimeout(fallback([row.provider(a), row.provider(b)]), { first: 150 });
     await expect(run(createClient({ provider }), "hi")).resolves.toEqual({ error: undefined, text: "from the second" });
+  });
+
+  it("an app-wide signal handed to generate() keeps no listener per watched request, whether the reply completes or stalls", async () => {
+    // (client.stream() hands the provider a signal of the run's own; a provider called
+    // directly, or by another framework, gets the caller's.)
+    const m = await start(row, Array.from({ length: 20 }, () => ({ text: "ok" })));
+    const app = new AbortController();
+    const provider = row.provider(m, { stallTimeout: { first: 30_000, between: 150 } });
+    const request = (signal: AbortSignal) => ({ messages: [{ role: "user" as const, content: "hi" }], tools: [], webSearch: false, signal, onDelta: () => {} });
+    for (let i = 0; i < 20; i++) await expect(provider.generate(request(app.signal))).resolves.toMatchObject({ text: "ok" });
+    expect(getEventListeners(app.signal, "abort")).toHaveLength(0);
+    m.enqueue({ sse: [...row.partialStream(), ping(row, 0)], hold: true });
+    await expect(provider.generate(request(app.signal))).rejects.toMatchObject({ code: "stall", phase: "between" });
+    expect(getEventListeners(app.signal, "abort")).toHaveLength(0);
   });
 
   it("a request that is not streamed is not watched", async () => {
