@@ -191,7 +191,10 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
   it("an app-wide signal handed to generate() keeps no listener per watched request, whether the reply completes or stalls", async () => {
     // (client.stream() hands the provider a signal of the run's own; a provider called
     // directly, or by another framework, gets the caller's.)
-    const m = await start(row, Array.from({ length: 20 }, () => ({ text: "ok" })));
+    const m = await start(
+      row,
+      Array.from({ length: 20 }, () => ({ text: "ok" })),
+    );
     const app = new AbortController();
     const provider = row.provider(m, { stallTimeout: { first: 30_000, between: 150 } });
     const request = (signal: AbortSignal) => ({ messages: [{ role: "user" as const, content: "hi" }], tools: [], webSearch: false, signal, onDelta: () => {} });
