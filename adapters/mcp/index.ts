@@ -1,6 +1,7 @@
 // toolloop/mcp: both directions of the Model Context Protocol over Streamable HTTP.
 //   mcpHandler({ name, version, tools }) -> (request: Request) => Promise<Response>
-//     serves toolloop tools as an MCP server in any runtime with fetch's Request/Response.
+//     serves toolloop tools as an MCP server in any runtime with fetch's Request/Response;
+//     protectedResource({ resource, authorizationServers }) makes it an OAuth protected resource.
 //   mcpTools({ url, headers, timeout, logger }) -> Promise<Tool[] & { close(), skipped }>
 //     turns a remote MCP server's tools into Tools for createClient / setTools.
 //   oauth({ redirectUri, redirect, store }) -> the `auth` of mcpTools for servers that require
@@ -22,7 +23,9 @@ export type { TokenEndpointAuth } from "./oauth/registration.js";
 export { type WebStorage, webStorageStore } from "./oauth/web-storage.js";
 export { InvalidPinsError, type PinsFailure, ToolChangedError } from "./pins/errors.js";
 export { type McpPinsOptions, mcpPins } from "./pins/pins.js";
+export type { McpAuthorizeResult, McpAuthRefusal } from "./server/challenge.js";
 export { type McpHandlerOptions, mcpHandler } from "./server/handler.js";
+export { type McpProtectedResource, type ProtectedResourceOptions, protectedResource } from "./server/protected-resource.js";
 export type { McpServedTool, McpToolAnnotations } from "./server/server.js";
 /** The protocol revisions served and accepted, newest first. */
 export { PROTOCOL_VERSIONS, type ProtocolVersion } from "./wire/versions.js";

@@ -22,7 +22,9 @@ import {
 import { paramHeaders } from "../wire/param-headers.js";
 import { ASSUMED_PROTOCOL_VERSION, allowsBatches, isSupportedVersion, LEGACY_PROTOCOL_VERSIONS, type ProtocolVersion } from "../wire/versions.js";
 import { createClientAsks, ELICITING_SESSION } from "./ask-stream.js";
+import { type McpAuthorizeResult, refusedResponse } from "./challenge.js";
 import { handlerLimits, mapBounded, readBodyWithin } from "./limits.js";
+import { checkProtectedResource, type McpProtectedResource } from "./protected-resource.js";
 import { type CallContext, createDispatcher, type Dispatch, type ServerOptions } from "./server.js";
 
 export interface McpHandlerOptions extends ServerOptions {
@@ -43,8 +45,13 @@ export interface McpHandlerOptions extends ServerOptions {
    * (their questions travel in the results).
    */
   legacyElicitation?: boolean;
-  /** Return false to refuse the request with 401 and `WWW-Authenticate: Bearer`. */
-  authorize?: ((request: Request) => boolean | Promise<boolean>) | undefined;
+  /**
+   * true serves the request; false refuses it (401, `WWW-Authenticate: Bearer`), as does anything
+   * else but `{ error: "invalid_token" }` (401, saying so) or `{ error: "insufficient_scope", scope }` (403).
+   */
+  authorize?: ((request: Request) => McpAuthorizeResult | Promise<McpAuthorizeResult>) | undefined;
+  /** protectedResource({ resource, authorizationServers }): OAuth discovery (RFC 9728); needs `authorize`. */
+  protectedResource?: McpProtectedResource | undefined;
   /**
    * The largest request body read, in bytes; a longer one is refused with 413 (reading stops
    * there). Default 4 MiB (4194304).
@@ -64,8 +71,9 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
   checkOptions(
     "mcpHandler()",
     options,
-    "name version tools instructions cache requestStateSecret logger allowedOrigins legacyElicitation authorize maxBodyBytes maxBatchSize maxBatchConcurrency",
+    "name version tools instructions cache requestStateSecret logger allowedOrigins legacyElicitation authorize protectedResource maxBodyBytes maxBatchSize maxBatchConcurrency",
   );
+  const resource = checkProtectedResource(options.protectedResource, options.authorize);
   const limits = handlerLimits(options);
   const dispatch = createDispatcher(options);
   const allowed = options.allowedOrigins ? new Set(options.allowedOrigins) : undefined;
@@ -86,6 +94,9 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
   };
 
   async function handle(request: Request): Promise<Response> {
+    // 0. The protected-resource metadata: public, for any origin, before any token exists.
+    const metadata = resource?.serve(request);
+    if (metadata) return metadata;
     // 1. Origin before anything else: a refused origin learns nothing, not even "401".
     const origin = request.headers.get("origin");
     let cors: Record<string, string> = {};
@@ -106,18 +117,16 @@ export function mcpHandler(options: McpHandlerOptions): (request: Request) => Pr
 
     // 2. Authorization (never for a CORS preflight: browsers send no credentials there).
     if (authorize) {
-      let ok: boolean;
+      let verdict: unknown;
       try {
-        ok = (await authorize(request)) === true;
+        verdict = await authorize(request);
       } catch (err) {
         logger.error("mcp authorize threw", { error: err instanceof Error ? err.message : String(err) });
         return errorResponse(500, failure(null, INTERNAL_ERROR, "Internal error: authorization failed"), cors);
       }
-      if (!ok) {
-        // The body stays unread, as for every refusal before step 4: a refused client's upload
-        // is not read into memory here; the host drains or closes the connection.
-        return errorResponse(401, failure(null, INVALID_REQUEST, "Unauthorized"), { ...cors, "www-authenticate": "Bearer" });
-      }
+      // The body stays unread, as for every refusal before step 4: a refused client's upload
+      // is not read into memory here; the host drains or closes the connection.
+      if (verdict !== true) return refusedResponse(verdict, resource, cors);
     }
 
     // 3. Only POST carries messages; without sessions there is no stream to GET or DELETE.
