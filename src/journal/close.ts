@@ -20,6 +20,11 @@ export function closeRun(rec: JournalRecord): Message[] {
     if (run.reply.providerData) message.providerData = run.reply.providerData;
     history.push(message);
     if (calls.length) history.push({ role: "tool", results: calls.map((c) => resultOf(c.id, c.name.toLowerCase(), run.calls[c.id])) });
+  } else if (run?.call?.prompt !== undefined) {
+    // Ended before the model's first reply: the prompt stays (as a failed run keeps it), and what
+    // waited is cancelled, as that prompt had cancelled it.
+    for (const m of history) if (m.role === "tool") m.results = m.results.map((r) => (r.pending ? cancelledResult(r) : r));
+    history.push({ role: "user", content: run.call.prompt });
   } else if (run) {
     // Decisions were being carried out: the calls they ran replace the results that waited.
     for (const m of history) {
@@ -29,6 +34,10 @@ export function closeRun(rec: JournalRecord): Message[] {
   }
   healHistory(history);
   return history;
+}
+
+function cancelledResult(r: ToolResult): ToolResult {
+  return { callId: r.callId, name: r.name, output: '{"error":"cancelled: no decision"}', isError: true };
 }
 
 /** A call's result from its record: its output, its error, or (not settled) the interruption. */

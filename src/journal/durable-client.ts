@@ -45,6 +45,21 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
           toolCalls: tally.toolCalls + s.toolResults.length,
           toolFailures: tally.toolFailures + s.toolResults.filter((r) => r.isError).length,
         };
+        // The step's results are in the history: recorded as the point a continued run starts from
+        // (no reply to replay, so none of this step's events comes again).
+        // (Not after a failed write stopped the run: its cancelled calls are not results to keep.)
+        const r = link && !link.failed && j.rec.run;
+        if (r) {
+          j.rec.history = inner.history;
+          delete r.reply;
+          r.calls = {};
+          r.done = tally;
+          r.recoveries = 0;
+          await j.write().catch((err) => {
+            link?.fail(err);
+            throw err;
+          });
+        }
         await options.onStepFinish?.(renumber(s));
       },
       prepareStep:
@@ -55,6 +70,10 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
         }),
     });
   let inner = make(options.history ?? j.rec.history);
+  // abandon() closed the record's run: this client continues from the closed history.
+  j.reset = () => {
+    inner = make(j.rec.history);
+  };
   let lastRun: RunResult | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -79,9 +98,19 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
     const forward = () => controller.abort(outer!.reason);
     if (outer?.aborted) forward();
     else outer?.addEventListener("abort", forward, { once: true });
-    const runLink: RunLink = { replay: undefined, fail: (err) => controller.abort(err), done: () => tally };
+    const runLink: RunLink = {
+      replay: undefined,
+      failed: false,
+      fail: (err) => {
+        runLink.failed = true;
+        controller.abort(err);
+      },
+      done: () => tally,
+    };
     const before = structuredClone(j.rec);
     let decisions = call.decisions;
+    const replayed = new Set<string>();
+    const settled = new Set<string>();
     let settings: RunRecord["options"] = jsonOptions(call);
     if (j.rec.status === "running") {
       if (prompt !== undefined || decisions) {
@@ -103,6 +132,8 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
       inner = make(j.rec.history);
       base = r.done;
       runLink.replay = r.reply;
+      if (r.reply) for (const c of r.reply.toolCalls) replayed.add(c.id);
+      for (const [id, c] of Object.entries(r.calls)) if (c.result) settled.add(id);
       prompt = r.call?.prompt;
       decisions = r.call?.decisions;
       settings = r.options;
@@ -129,6 +160,8 @@ export function durableClient(j: JournalState, options: ClientOptions): DurableC
       let result: RunResult | undefined;
       if (onEvent) {
         for await (const e of inner.stream(prompt, opts)) {
+          // A continued step's calls and settled results were sent before the interruption: not again.
+          if ((e.type === "tool-call" && replayed.has(e.callId)) || (e.type === "tool-result" && settled.has(e.callId))) continue;
           if (e.type === "finish") {
             const { type: _, ...r } = e;
             result = whole(r);

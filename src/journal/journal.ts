@@ -98,6 +98,7 @@ export async function openJournal(options: JournalOptions): Promise<Journal> {
         error: { code: "run_interrupted", message: "the run was abandoned after an interruption" },
       };
       delete state.rec.run;
+      state.reset?.();
       await state.write();
     },
   };

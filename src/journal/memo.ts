@@ -18,6 +18,8 @@ export interface RunLink {
   replay: ModelResponse | undefined;
   /** Stops the run (a write failed): no further call starts. */
   fail(err: ToolloopError): void;
+  /** fail() was called. */
+  failed: boolean;
   /** The run's finished steps so far (recorded with each reply: a continued run counts from there). */
   done(): Done;
 }

@@ -11,6 +11,8 @@ export interface JournalState {
   /** A run of this process is in progress. */
   running: boolean;
   maxRecoveries: number;
+  /** Set by the journal's client: abandon() replaced the record's history under it. */
+  reset?: (() => void) | undefined;
   /** Persists `rec` as it is now (queued behind earlier writes); rejects with JournalError. */
   write(): Promise<void>;
 }

@@ -176,3 +176,81 @@ describe("stopping", () => {
     await expect(j3.abandon()).rejects.toSatisfy((e: unknown) => isToolloopError(e, "invalid_options"));
   });
 });
+
+describe("what a continued run sends again, and what it keeps", () => {
+  it("a step that finished before the interruption is not replayed: no tool-call, tool-result or step-finish of it comes again", async () => {
+    let n = 0;
+    const provider = await start(() => (n++ === 0 ? step(["a", 1]) : { text: "Done." }));
+    // The second request hangs (the crash comes while the model answers step 2).
+    const store = memoryStore();
+    const j1 = await openJournal({ store, key: "ev", secret: SECRET });
+    const first: StreamEvent[] = [];
+    const c1 = j1.createClient({ provider, tools: counter().tools });
+    void (async () => {
+      for await (const e of c1.stream("Go.")) {
+        first.push(e);
+        if (e.type === "step-finish") mock!.enqueue({ sse: [], hold: true });
+      }
+    })().catch(() => {});
+    await until(() => mock!.requests.length === 2);
+    const j2 = await openJournal({ store, key: "ev", secret: SECRET });
+    const events: StreamEvent[] = [];
+    const c2 = j2.createClient({ provider, tools: counter().tools });
+    for await (const e of c2.stream()) events.push(e);
+    expect(first.filter((e) => e.type === "step-finish")).toHaveLength(1);
+    expect(events[0]).toEqual({ type: "recovery", step: 2, recoveries: 1, restart: true });
+    expect(events.map((e) => e.type)).not.toContain("tool-call");
+    expect(events.filter((e) => e.type === "step-finish").map((e) => (e as { step: number }).step)).toEqual([2]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", steps: 2, toolCalls: 1 });
+  });
+
+  it("within a step, calls that settled before the interruption are not announced again", async () => {
+    const provider = await start([step(["a", 1], ["slow", 2]), { text: "Done." }]);
+    const store = memoryStore();
+    const c1 = counter("slow", new Promise(() => {}));
+    const j1 = await openJournal({ store, key: "ev2", secret: SECRET });
+    void (async () => {
+      for await (const _ of j1.createClient({ provider, tools: c1.tools }).stream("Go."));
+    })().catch(() => {});
+    await until(() => c1.ran.length === 2);
+    const j2 = await openJournal({ store, key: "ev2", secret: SECRET });
+    const events: StreamEvent[] = [];
+    for await (const e of j2.createClient({ provider, tools: counter().tools }).stream()) events.push(e);
+    expect(events[0]).toMatchObject({ type: "recovery", restart: false });
+    expect(events.filter((e) => e.type === "tool-call")).toEqual([]);
+    // Only slow's result is new; a's was sent before the interruption.
+    expect(events.filter((e) => e.type === "tool-result").map((e) => (e as { name: string }).name)).toEqual(["slow"]);
+  });
+
+  it("abandon() with a client open: the client goes on from the closed history", async () => {
+    const provider = await start([step(["slow", 1]), { text: "Fresh start." }]);
+    const store = memoryStore();
+    void (await openJournal({ store, key: "ab2", secret: SECRET }))
+      .createClient({ provider, tools: counter("slow", new Promise(() => {})).tools })
+      .run("Go.")
+      .catch(() => {});
+    await until(() => mock!.requests.length === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const j = await openJournal({ store, key: "ab2", secret: SECRET });
+    const c = j.createClient({ provider, tools: counter().tools });
+    await j.abandon();
+    const r = await c.run("Again.");
+    expect(r.text).toBe("Fresh start.");
+    const roles = c.history.map((m) => m.role);
+    expect(roles).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+  });
+
+  it("a run that ends before the model's first reply keeps its prompt in the history", async () => {
+    const provider = await start([{ text: "never" }]);
+    mock!.enqueue({ sse: [], hold: true });
+    const store = memoryStore();
+    void (await openJournal({ store, key: "pr", secret: SECRET }))
+      .createClient({ provider })
+      .run("Remember me.")
+      .catch(() => {});
+    await until(() => mock!.requests.length === 1);
+    const j = await openJournal({ store, key: "pr", secret: SECRET });
+    await j.abandon();
+    expect(j.history).toEqual([{ role: "user", content: "Remember me." }]);
+  });
+});
