@@ -5,7 +5,7 @@
 // the token already has every scope the server names (asking again cannot help). Requests that
 // meet a challenge at the same time share one authorization.
 import { isAbortError, type Logger, type Store } from "../../../src/base/index.js";
-import type { FetchFn } from "../../../src/http/index.js";
+import { type FetchFn, sleep } from "../../../src/http/index.js";
 import { type FlowSettings, finish, start } from "./authorize.js";
 import { type BearerChallenge, bearerChallenge } from "./challenge.js";
 import { type Discovery, discover } from "./discovery.js";
@@ -68,6 +68,20 @@ export function authorizedFetch(ctx: Context, serverUrl: string, fetch: FetchFn)
     }
   }
 
+  /**
+   * Refresh tokens rotate: another oauth() on the same store (a tab, a Worker request, a process)
+   * may have spent `held`'s a moment before us. Its tokens serve us too, once its write lands
+   * (looked for three times, 100 ms apart), instead of the refused refresh wiping them.
+   */
+  async function refreshedElsewhere(held: TokenSet, signal: AbortSignal | undefined): Promise<boolean> {
+    for (let look = 0; look < 3; look++) {
+      if (look > 0) await sleep(100, signal);
+      const latest = await current(true);
+      if (latest && latest.accessToken !== held.accessToken && latest.refreshToken !== held.refreshToken) return true;
+    }
+    return false;
+  }
+
   async function renew(r: Renewal, signal: AbortSignal | undefined): Promise<void> {
     const http: OAuthHttp = { fetch: ctx.fetch, signal };
     const held = await current();
@@ -90,6 +104,10 @@ export function authorizedFetch(ctx: Context, serverUrl: string, fetch: FetchFn)
           return;
         } catch (err) {
           if (!(err instanceof AuthError) || err.reason !== "token") throw err;
+          if (await refreshedElsewhere(held, signal)) {
+            ctx.logger.info("mcp oauth: token refreshed by another client on the same store", { issuer });
+            return;
+          }
           await save(undefined);
           ctx.logger.info("mcp oauth: refresh refused, authorizing again", { issuer, error: err.oauthError });
         }

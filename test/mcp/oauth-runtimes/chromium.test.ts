@@ -53,7 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await world?.close();
-  await new Promise((r) => site?.close(r));
+  if (site) await new Promise((r) => site.close(r));
 });
 
 const problems: string[] = [];

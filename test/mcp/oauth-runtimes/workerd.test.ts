@@ -166,6 +166,20 @@ describe("oauth() in workerd with Durable Object storage and a callback route", 
     expect(world.consents).toBe(1);
   });
 
+  it("two requests at once after the token expired: one refresh wins, the other uses its tokens, no one is sent to sign in", async () => {
+    world.expireAccessTokens();
+    const before = world.seen.length;
+    const runs = await Promise.all([visit("/run"), visit("/run")]);
+    for (const run of runs) {
+      expect(run.report.errors).toEqual([]);
+      expect(run.report.answer).toBe("T-1 is open and assigned to Ada.");
+    }
+    const tokenCalls = world.seen.slice(before).filter((s) => s.startsWith("as POST /token"));
+    expect(tokenCalls).toContain("as POST /token 200");
+    expect(world.grants.refresh_token).toBe(2);
+    expect(world.consents).toBe(1);
+  });
+
   it("a revoked grant: the refresh is refused (the server quotes the refresh token and the secret), the user is sent to authorize again", async () => {
     world.revokeEverything();
     const run = await visit("/run");
@@ -194,7 +208,7 @@ describe("oauth() in workerd with Durable Object storage and a callback route", 
     const seen = reports.map((r) => JSON.stringify(r)).join("\n");
     expect(reports.flatMap((r) => r.logs).length).toBeGreaterThan(5);
     expect(reports.flatMap((r) => r.errors).length).toBeGreaterThan(5);
-    expect(reports.filter((r) => r.history).length).toBe(3);
+    expect(reports.filter((r) => r.history).length).toBe(5);
     expect(reports.flatMap((r) => r.spans).length).toBeGreaterThan(3);
     for (const s of secrets) expect(seen.includes(s), `a secret (${s.slice(0, 8)}...) reached the app`).toBe(false);
   });
