@@ -1,4 +1,4 @@
-// A strict OAuth world for oauth()'s tests, on loopback node:http (examples/mcp-node's bridge):
+// A strict OAuth world for oauth()'s tests, on loopback node:http (toolloop/node's serve()):
 // an authorization server that refuses what a real one refuses (an unknown client or redirect
 // URI, no PKCE or not S256, a wrong verifier, a reused code, a missing or different resource,
 // wrong client authentication, a refresh token used twice) and an MCP server (toolloop's own
@@ -7,12 +7,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
-// @ts-expect-error: a plain-JS example module without type declarations
-import { serveFetch as serveFetchUntyped } from "../../../examples/mcp-node/node-http.mjs";
+import { serve as serveFetch } from "../../../adapters/node/index.js";
 import type { Tool } from "../../../src/index.js";
 
 type Handler = (request: Request) => Promise<Response>;
-const serveFetch = serveFetchUntyped as (h: Handler) => Promise<{ server: Server; url: string }>;
 
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 
