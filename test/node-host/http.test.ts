@@ -1,8 +1,13 @@
 // toolloop/node over real sockets: what a fetch handler sees of a node:http request (URL,
 // headers, method, body as it arrives) and what the client gets of its Response (status, every
 // header, HEAD, failures), with node:http clients and raw sockets for what fetch cannot send.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type NodeServer, nodeListener, serve } from "../../adapters/node/index.js";
 import { deferred, open, parseHead, rawExchange, readAll } from "./helpers.js";
@@ -246,6 +251,62 @@ describe("bodies stream", () => {
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe("nodeListener on node:https", () => {
+  it("on node:https the URL is https (the socket is TLS), with no header to trust", async () => {
+    // A throwaway self-signed certificate for 127.0.0.1.
+    const dir = mkdtempSync(join(tmpdir(), "toolloop-tls-"));
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+          "-days",
+          "1",
+          "-subj",
+          "/CN=127.0.0.1",
+        ],
+        {
+          stdio: "ignore",
+        },
+      );
+      const urls: string[] = [];
+      const tls = createHttpsServer(
+        { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+        nodeListener((request) => {
+          urls.push(request.url);
+          return new Response("secure");
+        }),
+      );
+      await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
+      try {
+        const port = (tls.address() as AddressInfo).port;
+        const body = await new Promise<string>((resolve, reject) => {
+          const req = httpsRequest(`https://127.0.0.1:${port}/tls?x=1`, { rejectUnauthorized: false, agent: false }, (res) =>
+            readAll(res).then(resolve, reject),
+          );
+          req.on("error", reject);
+          req.end();
+        });
+        expect(body).toBe("secure");
+        expect(urls).toEqual([`https://127.0.0.1:${port}/tls?x=1`]);
+      } finally {
+        tls.closeAllConnections();
+        await new Promise((r) => tls.close(r));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
