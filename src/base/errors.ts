@@ -36,7 +36,7 @@ export function isToolloopError(err: unknown, code?: ErrorCode): boolean {
   if (typeof c !== "string") return false;
   // Made by one of our classes, or (a copy that lost the mark, e.g. sent through postMessage) one
   // of the core's codes: another library's coded error (Node's "ECONNREFUSED") is not one of ours.
-  return code === undefined ? (err as { [MARK]?: true })[MARK] === true || CODES.includes(` ${c} `) : c === code;
+  return code === undefined ? (err as { [MARK]?: true })[MARK] === true || (CODES as CheckedCodes).includes(` ${c} `) : c === code;
 }
 
 /** One validation problem: where in the input, and what is wrong. */
@@ -265,7 +265,7 @@ type Words<S extends string> = S extends ` ${infer W} ${infer Rest}` ? W | Words
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Check<T extends true> = T;
 type CoreCode = { [C in keyof ClassOf]: ClassOf[C] extends null ? never : C }[keyof ClassOf];
-export type _CodesMatchClassOf = Check<Same<Words<typeof CODES>, CoreCode>>;
+type CheckedCodes = Check<Same<Words<typeof CODES>, CoreCode>> extends true ? string : never;
 interface ClassOf {
   failed_unmarshal_input: FailedUnmarshalInputError;
   tool_name_collision: ToolNameCollisionError;
