@@ -5,7 +5,8 @@ import { type ClientOptions, createClient, jsonTool, tool } from "toolloop";
 import { claude } from "toolloop/claude";
 import { claudeLocal } from "toolloop/claude-local";
 import { gemini } from "toolloop/gemini";
-import { mcpHandler, mcpTools } from "toolloop/mcp";
+import { mcpHandler, mcpTools, protectedResource } from "toolloop/mcp";
+import { nodeListener, serve } from "toolloop/node";
 import { openai, openaiChat, openaiCompatible } from "toolloop/openai";
 import { tavilySearch } from "toolloop/tavily";
 import { scriptedProvider } from "toolloop/testing";
@@ -68,3 +69,21 @@ const c = createClient(options);
 await c.chat("hi", { signal: undefined });
 mcpHandler({ name: "weather", version: "1.0.0", tools: [getWeather], instructions: env.INSTRUCTIONS, allowedOrigins: undefined, authorize: undefined });
 await mcpTools({ url: "https://example.com/mcp", headers: undefined, fetch: undefined, signal: undefined });
+const resource = protectedResource({
+  resource: "https://example.com/mcp",
+  authorizationServers: ["https://auth.example.com"],
+  scopesSupported: undefined,
+  scope: undefined,
+  resourceName: env.NAME,
+  resourceDocumentation: env.DOCS,
+});
+const served = mcpHandler({
+  name: "w",
+  version: "1",
+  tools: [getWeather],
+  authorize: () => ({ error: "insufficient_scope", scope: ["a"] }),
+  protectedResource: resource,
+});
+const node = await serve(served, { port: maybeNumber, hostname: env.HOST, trustForwardedProto: maybeBool, onError: undefined, signal: undefined });
+await node.close({ timeout: maybeNumber });
+nodeListener(served, { trustForwardedProto: maybeBool, onError: undefined });
