@@ -147,6 +147,20 @@ describe("oauth() in Chromium with localStorage", () => {
     await page.close();
   });
 
+  it("two tabs on one localStorage whose token expired: one refresh wins, the other tab uses its tokens, no popup", async () => {
+    const tabs = [await open("/popup.html"), await open("/popup.html")];
+    let popups = 0;
+    context.on("page", () => popups++);
+    world.expireAccessTokens();
+    const refreshes = world.grants.refresh_token;
+    const reports = await Promise.all(tabs.map((tab) => ask(tab)));
+    for (const report of reports) expectAnswered(report);
+    expect(world.grants.refresh_token).toBeGreaterThan(refreshes);
+    expect(popups).toBe(0);
+    expect(world.consents).toBe(2);
+    for (const tab of tabs) await tab.close();
+  });
+
   it("navigate: the page leaves for the consent page and finishes the flow when the user comes back", async () => {
     const page = await open("/app.html");
     await Promise.all([page.waitForURL(`${world.issuer}/authorize?**`), page.click("#run")]);
