@@ -1,20 +1,15 @@
-// One authorization server and one protected MCP server on 127.0.0.1, for oauth() in Node,
-// workerd and Chromium. The authorization server is strict where a real one is: an unknown
-// client or redirect URI gets an error page (never a redirect), PKCE S256 and the resource
-// (RFC 8707) are required and checked again at the token endpoint, a code works once (a reused
-// one revokes what it gave), client authentication must be exactly the registered method,
-// refresh tokens rotate. The user approves on a consent page (a form), as in a browser. CORS
-// for the pages' origins on every endpoint a page calls. The MCP server is toolloop's own
-// mcpHandler, its `authorize` option checking the bearer token; its 401 gains the challenge's
-// resource_metadata. Every value that is a secret (codes, tokens, client secrets, the PKCE
-// verifiers the client sent, Basic credentials) is kept, for the leak checks.
+// One authorization server (authorization-server.ts) and one protected MCP server on
+// 127.0.0.1, for oauth() in Node, workerd and Chromium. The MCP server is toolloop's own
+// mcpHandler, its `authorize` option checking the bearer token against the authorization
+// server's grants; its 401 gains the challenge's resource_metadata and scope. One of its tools
+// quotes the request's Authorization header back (a server the client must scrub).
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash, randomBytes } from "node:crypto";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
 import { serve } from "../../../adapters/node/index.js";
 import type { Tool } from "../../../src/index.js";
+import { type AuthMethod, authorizationServer, json } from "./authorization-server.js";
 
-export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
+export { approve } from "./authorization-server.js";
 
 export interface WorldOptions {
   /** Origins of pages that call the servers (CORS); other origins get no CORS headers. */
@@ -45,223 +40,13 @@ export interface World {
   close(): Promise<void>;
 }
 
-interface Client {
-  secret: string | undefined;
-  method: AuthMethod;
-  redirectUris: string[];
-  name: string;
-}
-
-const random = (prefix: string) => `${prefix}${randomBytes(24).toString("base64url")}`;
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "cache-control": "no-store", ...headers } });
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 export async function startWorld(o: WorldOptions): Promise<World> {
   const origins = new Set(o.origins ?? []);
-  const clients = new Map<string, Client>();
-  const asks = new Map<string, Record<string, string>>(); // consent id -> the authorization request
-  const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string; resource: string; scope: string; used: boolean; gave: string[] }>();
-  const access = new Map<string, { clientId: string; scope: string; resource: string; expiresAt: number }>();
-  const refresh = new Map<string, { clientId: string; scope: string; resource: string }>();
-  const secrets = new Set<string>();
-  const seen: string[] = [];
-  const grants = { authorization_code: 0, refresh_token: 0 };
-  let consents = 0;
   const scope = "tickets:read";
-  const scopes = [scope, "offline_access"];
+  const as = authorizationServer({ origins, authMethods: o.authMethods, tokenLifetime: o.tokenLifetime, scope });
+  const seen: string[] = [];
   let issuer = "";
   let mcpUrl = "";
-
-  const cors = (request: Request): Record<string, string> => {
-    const origin = request.headers.get("origin");
-    return origin && origins.has(origin) ? { "access-control-allow-origin": origin, vary: "Origin" } : {};
-  };
-  const preflight = (request: Request) =>
-    new Response(null, {
-      status: 204,
-      headers: {
-        ...cors(request),
-        "access-control-allow-methods": "GET, POST",
-        "access-control-allow-headers": request.headers.get("access-control-request-headers") ?? "",
-        "access-control-max-age": "600",
-      },
-    });
-  const oauthError = (request: Request, status: number, error: string, description: string) =>
-    json(status, { error, error_description: description }, cors(request));
-  const page = (status: number, body: string) =>
-    new Response(`<!doctype html><meta charset=utf-8><title>Example Tickets: sign in</title>${body}`, {
-      status,
-      headers: { "content-type": "text/html; charset=utf-8" },
-    });
-
-  function metadata() {
-    return {
-      issuer,
-      authorization_endpoint: `${issuer}/authorize`,
-      token_endpoint: `${issuer}/token`,
-      registration_endpoint: `${issuer}/register`,
-      response_types_supported: ["code"],
-      grant_types_supported: ["authorization_code", "refresh_token"],
-      code_challenge_methods_supported: ["S256"],
-      token_endpoint_auth_methods_supported: o.authMethods,
-      scopes_supported: scopes,
-      authorization_response_iss_parameter_supported: true,
-    };
-  }
-
-  function register(request: Request, body: Record<string, unknown>): Response {
-    const uris = body.redirect_uris;
-    if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u) => typeof u === "string" && URL.canParse(u))) {
-      return oauthError(request, 400, "invalid_redirect_uri", "redirect_uris must list absolute URLs");
-    }
-    const method = body.token_endpoint_auth_method as AuthMethod;
-    if (!o.authMethods.includes(method))
-      return oauthError(request, 400, "invalid_client_metadata", `token_endpoint_auth_method must be one of ${o.authMethods}`);
-    const id = random("client_");
-    const secret = method === "none" ? undefined : random("secret_");
-    if (secret) secrets.add(secret);
-    clients.set(id, { secret, method, redirectUris: uris as string[], name: String(body.client_name ?? id) });
-    const answer = { client_id: id, ...(secret ? { client_secret: secret } : {}), token_endpoint_auth_method: method, redirect_uris: uris };
-    return json(201, answer, cors(request));
-  }
-
-  /** The authorization endpoint: an error page for a client or redirect URI it cannot trust, else the consent page. */
-  function authorize(q: Record<string, string>): Response {
-    const client = clients.get(q.client_id ?? "");
-    if (!client) return page(400, "<p id=error>Unknown client.</p>");
-    if (!q.redirect_uri || !client.redirectUris.includes(q.redirect_uri)) return page(400, "<p id=error>That redirect URI is not registered.</p>");
-    const fail = (error: string) => back(q, { error });
-    if (q.response_type !== "code") return fail("unsupported_response_type");
-    if (!q.code_challenge || q.code_challenge_method !== "S256" || !q.state) return fail("invalid_request");
-    if (q.resource !== mcpUrl) return fail("invalid_target");
-    if ((q.scope ?? "").split(" ").some((s) => s && !scopes.includes(s))) return fail("invalid_scope");
-    const id = random("ask_");
-    asks.set(id, q);
-    consents++;
-    return page(
-      200,
-      `<p><b id=client>${escapeHtml(client.name)}</b> wants to read your tickets (<span id=scope>${escapeHtml(q.scope ?? "")}</span>).</p>
-<form method=post action="${issuer}/consent"><input type=hidden name=ask value="${id}">
-<button id=allow name=decision value=allow>Allow</button> <button id=deny name=decision value=deny>Deny</button></form>`,
-    );
-  }
-
-  function back(q: Record<string, string>, params: Record<string, string>): Response {
-    const url = new URL(q.redirect_uri!);
-    for (const [k, v] of Object.entries({ ...params, state: q.state ?? "", iss: issuer })) url.searchParams.set(k, v);
-    return new Response(null, { status: 302, headers: { location: url.href } });
-  }
-
-  function consent(form: Record<string, string>): Response {
-    const q = asks.get(form.ask ?? "");
-    if (!q) return page(400, "<p id=error>This sign-in has expired.</p>");
-    asks.delete(form.ask!);
-    if (form.decision !== "allow") return back(q, { error: "access_denied" });
-    const code = random("code_");
-    secrets.add(code);
-    codes.set(code, {
-      clientId: q.client_id!,
-      redirectUri: q.redirect_uri!,
-      challenge: q.code_challenge!,
-      resource: q.resource!,
-      scope: q.scope ?? "",
-      used: false,
-      gave: [],
-    });
-    return back(q, { code });
-  }
-
-  /** RFC 6749 §2.3.1: the registered method and nothing else. */
-  function authenticate(request: Request, form: Record<string, string>): string | Response {
-    const header = request.headers.get("authorization");
-    let id = form.client_id;
-    let secret = form.client_secret;
-    let method: AuthMethod = secret === undefined ? "none" : "client_secret_post";
-    if (header !== null) {
-      if (!header.startsWith("Basic ") || secret !== undefined) return oauthError(request, 400, "invalid_request", "one client authentication method");
-      secrets.add(header.slice(6));
-      const pair = Buffer.from(header.slice(6), "base64").toString("utf8");
-      const colon = pair.indexOf(":");
-      const basicId = decodeURIComponent(pair.slice(0, colon).replace(/\+/g, " "));
-      if (id !== undefined && id !== basicId) return oauthError(request, 400, "invalid_request", "two client ids");
-      [id, secret, method] = [basicId, decodeURIComponent(pair.slice(colon + 1).replace(/\+/g, " ")), "client_secret_basic"];
-    }
-    const client = clients.get(id ?? "");
-    // A leaky server: its error quotes everything it was sent (the client must scrub it).
-    if (!client || client.method !== method || client.secret !== secret)
-      return oauthError(request, 401, "invalid_client", `client authentication failed for ${JSON.stringify(form)}`);
-    return id!;
-  }
-
-  function issue(request: Request, clientId: string, granted: string, resource: string): { body: Response; token: string } {
-    const token = random("at_");
-    const next = random("rt_");
-    secrets.add(token).add(next);
-    const lifetime = o.tokenLifetime ?? 3600;
-    access.set(token, { clientId, scope: granted, resource, expiresAt: Date.now() + lifetime * 1000 });
-    refresh.set(next, { clientId, scope: granted, resource });
-    const body = { access_token: token, token_type: "Bearer", expires_in: lifetime, refresh_token: next, scope: granted };
-    return { body: json(200, body, cors(request)), token };
-  }
-
-  function token(request: Request, form: Record<string, string>): Response {
-    if (!(request.headers.get("content-type") ?? "").startsWith("application/x-www-form-urlencoded"))
-      return oauthError(request, 400, "invalid_request", "form body required");
-    for (const k of ["code", "code_verifier", "refresh_token", "client_secret"]) if (form[k]) secrets.add(form[k]);
-    const clientId = authenticate(request, form);
-    if (typeof clientId !== "string") return clientId;
-    const quoted = ` (got ${JSON.stringify(form)})`;
-    if (form.grant_type === "authorization_code") {
-      const grant = codes.get(form.code ?? "");
-      if (!grant || grant.clientId !== clientId) return oauthError(request, 400, "invalid_grant", `unknown code${quoted}`);
-      if (grant.used) {
-        for (const t of grant.gave) access.delete(t);
-        return oauthError(request, 400, "invalid_grant", `code already used${quoted}`);
-      }
-      grant.used = true;
-      if (form.redirect_uri !== grant.redirectUri) return oauthError(request, 400, "invalid_grant", `redirect_uri differs${quoted}`);
-      const challenge = form.code_verifier ? createHash("sha256").update(form.code_verifier).digest("base64url") : "";
-      if (challenge !== grant.challenge) return oauthError(request, 400, "invalid_grant", `PKCE verification failed${quoted}`);
-      if (form.resource !== grant.resource) return oauthError(request, 400, "invalid_target", `resource missing or different${quoted}`);
-      const { body, token } = issue(request, clientId, grant.scope, grant.resource);
-      grant.gave.push(token);
-      grants.authorization_code++;
-      return body;
-    }
-    if (form.grant_type === "refresh_token") {
-      const grant = refresh.get(form.refresh_token ?? "");
-      if (!grant || grant.clientId !== clientId) return oauthError(request, 400, "invalid_grant", `refresh token unknown or used${quoted}`);
-      if (form.resource !== grant.resource) return oauthError(request, 400, "invalid_target", `resource missing or different${quoted}`);
-      refresh.delete(form.refresh_token!);
-      grants.refresh_token++;
-      return issue(request, clientId, grant.scope, grant.resource).body;
-    }
-    return oauthError(request, 400, "unsupported_grant_type", String(form.grant_type));
-  }
-
-  async function as(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const path = url.pathname;
-    if (request.method === "OPTIONS") return preflight(request);
-    const text = request.method === "POST" ? await request.text() : "";
-    const form = Object.fromEntries(new URLSearchParams(text));
-    if (request.method === "GET" && path === "/.well-known/oauth-authorization-server") return json(200, metadata(), cors(request));
-    if (request.method === "POST" && path === "/register") {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      if (typeof body !== "object" || body === null) return oauthError(request, 400, "invalid_client_metadata", "a JSON object");
-      return register(request, body as Record<string, unknown>);
-    }
-    if (request.method === "GET" && path === "/authorize") return authorize(Object.fromEntries(url.searchParams));
-    if (request.method === "POST" && path === "/consent") return consent(form);
-    if (request.method === "POST" && path === "/token") return token(request, form);
-    return new Response("not found", { status: 404 });
-  }
 
   // The MCP server. The token the request carries is there for the tool that quotes it.
   const bearer = new AsyncLocalStorage<string>();
@@ -281,7 +66,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     },
   ];
   const valid = (authorization: string | null) => {
-    const t = authorization?.startsWith("Bearer ") ? access.get(authorization.slice(7)) : undefined;
+    const t = authorization?.startsWith("Bearer ") ? as.access.get(authorization.slice(7)) : undefined;
     return !!t && t.expiresAt > Date.now() && t.resource === mcpUrl && t.scope.split(" ").includes(scope);
   };
   const mcp = mcpHandler({ name: "tickets", version: "1.0.0", tools, allowedOrigins: [...origins], authorize: (r) => valid(r.headers.get("authorization")) });
@@ -290,9 +75,13 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   async function rs(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === prmPath && request.method === "GET") {
-      return json(200, { resource: mcpUrl, authorization_servers: [issuer], scopes_supported: [scope], bearer_methods_supported: ["header"] }, cors(request));
+      return json(
+        200,
+        { resource: mcpUrl, authorization_servers: [issuer], scopes_supported: [scope], bearer_methods_supported: ["header"] },
+        as.cors(request),
+      );
     }
-    if (url.pathname === prmPath && request.method === "OPTIONS") return preflight(request);
+    if (url.pathname === prmPath && request.method === "OPTIONS") return as.preflight(request);
     if (url.pathname !== "/mcp") return new Response("not found", { status: 404 });
     const authorization = request.headers.get("authorization");
     const res = await bearer.run(authorization ?? "", () => mcp(request));
@@ -309,45 +98,29 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     seen.push(`${name} ${request.method} ${new URL(request.url).pathname} ${res.status}`);
     return res;
   };
-  const asServer = await serve(logged("as", as));
+  const asServer = await serve(logged("as", as.handle));
   const rsServer = await serve(logged("rs", rs));
   issuer = asServer.url.replace(/\/$/, "");
   mcpUrl = `${rsServer.url.replace(/\/$/, "")}/mcp`;
+  as.bind(issuer, mcpUrl);
   return {
     issuer,
     mcpUrl,
     scope,
     seen,
     get consents() {
-      return consents;
+      return as.consents;
     },
-    grants,
-    secrets: () => [...secrets].filter((s) => s.length >= 8),
-    expireAccessTokens: () => access.clear(),
+    grants: as.grants,
+    secrets: () => [...as.secrets].filter((s) => s.length >= 8),
+    expireAccessTokens: () => as.access.clear(),
     revokeEverything: () => {
-      access.clear();
-      refresh.clear();
+      as.access.clear();
+      as.refresh.clear();
     },
     close: async () => {
       await asServer.close({ timeout: 0 });
       await rsServer.close({ timeout: 0 });
     },
   };
-}
-
-/**
- * The user at the authorization server: opens the authorization URL, approves on the consent
- * page and resolves with where the server sends them back (the callback URL).
- */
-export async function approve(authorizationUrl: string | URL): Promise<string> {
-  const shown = await fetch(authorizationUrl);
-  const html = await shown.text();
-  const action = /<form method=post action="([^"]+)"/.exec(html)?.[1];
-  const ask = /name=ask value="([^"]+)"/.exec(html)?.[1];
-  if (shown.status !== 200 || !action || !ask) throw new Error(`no consent page (${shown.status}): ${html.slice(0, 300)}`);
-  const res = await fetch(action, { method: "POST", body: new URLSearchParams({ ask, decision: "allow" }), redirect: "manual" });
-  await res.body?.cancel();
-  const location = res.headers.get("location");
-  if (res.status !== 302 || !location) throw new Error(`consent answered ${res.status}`);
-  return location;
 }
