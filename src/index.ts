@@ -59,6 +59,7 @@ export {
   type CompactionOptions,
   compaction,
   fallback,
+  stallTimeout,
   type TraceContext,
   type Tracer,
   type TraceSpan,

@@ -8,7 +8,7 @@
 import { checkOptions, describeValue, InvalidOptionsError, isBrowser } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
 import { addUsage, emptyUsage } from "../../src/conversation/index.js";
-import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash, watchStalls } from "../../src/http/index.js";
+import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash } from "../../src/http/index.js";
 import type { CacheSetting } from "./cache.js";
 import { createStreamDecoder, type DecodeContext, decodeMessage, mergeTurns, toModelResponse } from "./decode.js";
 import { type BodySettings, encodeRequest, replayable } from "./encode.js";
@@ -143,7 +143,7 @@ export function claude(options: ClaudeOptions): ClaudeProvider {
     name: "claude",
     model,
     checkTools,
-    generate: watchStalls("claude", opts.stallTimeout, generate),
+    generate,
     toJSON: () => ({ name: "claude", model }),
   };
 }

@@ -4,7 +4,7 @@
 import { checkOptions, copyWith, InvalidOptionsError, isRecord, ProviderError } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider, ToolSpec } from "../../src/conversation/index.js";
 import { addUsage, emptyUsage } from "../../src/conversation/index.js";
-import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash, watchStalls } from "../../src/http/index.js";
+import { httpSettings, PROVIDER_OPTIONS, type ProviderOptions, postJSON, postSSE, requireApiKey, trimSlash } from "../../src/http/index.js";
 import { createStreamDecoder, type DecodeContext, type Decoded, decodeBody } from "./decode.js";
 import { appendContent, encodeRequest } from "./encode.js";
 import { readGoogleError } from "./errors.js";
@@ -121,7 +121,7 @@ export function gemini(options: GeminiOptions): GeminiProvider {
     checkTools(tools: readonly ToolSpec[]) {
       checkToolSchemas(NAME, tools);
     },
-    generate: watchStalls(NAME, options.stallTimeout, generate),
+    generate,
     toJSON: () => ({ name: NAME, model }),
   };
   return provider;

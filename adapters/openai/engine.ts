@@ -4,7 +4,7 @@
 // toolloop/openai exports only the factories and their option types (index.ts).
 import { copyWith, UnsupportedSchemaError } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider, StreamDecoder, ToolSpec } from "../../src/conversation/index.js";
-import { httpSettings, type ProviderOptions, postJSON, postSSE, type RequestOverrides, watchStalls } from "../../src/http/index.js";
+import { httpSettings, type ProviderOptions, postJSON, postSSE, type RequestOverrides } from "../../src/http/index.js";
 import { createChatStreamDecoder, decodeChatBody } from "./chat-decode.js";
 import { type ChatSettings, encodeChatRequest } from "./chat-encode.js";
 import type { DecodeContext } from "./decode.js";
@@ -71,7 +71,7 @@ export function createProvider(config: ProviderConfig): OpenAIProvider {
     name,
     model: options.model,
     checkTools: (tools) => checkTools(name, tools, config.arrayItems),
-    generate: watchStalls(name, options.stallTimeout, (request: ModelRequest) => send(config, request)),
+    generate: (request) => send(config, request),
     toJSON: () => ({ name, model: options.model }),
   };
 }

@@ -2,7 +2,6 @@
 // the core never imports an adapter, and nothing provider-shaped crosses this line
 // except `ProviderData`, which is opaque here.
 
-import type { StallTimeout } from "../http/index.js";
 import type { JSONSchema } from "../schema/index.js";
 import type { Message, ProviderData, ToolCall, Usage } from "./messages.js";
 
@@ -59,8 +58,6 @@ export interface ModelRequest {
   /** Per-request overrides of the provider's own settings (createClient options). */
   maxRetries?: number;
   idleTimeout?: number;
-  /** createClient's stallTimeout; each limit it sets wins over the provider's own (src/http/stall.ts). */
-  stallTimeout?: StallTimeout;
   /** What the request is for when it is not a step of the loop: compaction's summary says "summary" (a journal does not record it). */
   purpose?: "summary";
 }

@@ -1,8 +1,8 @@
 // toolloop/http: the HTTP kit toolloop's own adapters use, for writing an adapter (or a tool
 // that calls an HTTP API) of your own with the same behaviour: bounded retries honouring
 // Retry-After, abort everywhere, an idle limit, body reads that always end, SSE decoding,
-// typed errors that never carry the API key, and the browser-key guard. `generate:
-// watchStalls("mine", options.stallTimeout, generate)` gives a provider stallTimeout.
+// typed errors that never carry the API key, and the browser-key guard. Stall timeouts need
+// nothing here: stallTimeout(provider, { first, between }) from "toolloop" wraps any provider.
 //
 //   import { httpSettings, postJSON, readCommonError, type ProviderOptions } from "toolloop/http";
 //
@@ -31,7 +31,6 @@ export {
   isToolloopError,
   MissingApiKeyError,
   ProviderError,
-  StallError,
   StreamError,
   ToolloopError,
 } from "../base/index.js";
@@ -43,4 +42,3 @@ export { postJSON, postSSE, readCommonError } from "./http.js";
 export type { ProviderOptions, RequestOverrides } from "./provider-options.js";
 export { httpSettings, trimSlash } from "./provider-options.js";
 export { backoff, retryAfter } from "./retry.js";
-export { type StallTimeout, type StallWatched, watchStalls } from "./stall.js";

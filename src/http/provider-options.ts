@@ -3,7 +3,6 @@
 // guard that keeps a real key from leaving a browser page for the vendor's own host.
 import { BrowserKeyError, hostOf, isBrowser, numberOption, registerHeaderSecrets, registerSecret } from "../base/index.js";
 import type { ErrorBodyReader, FetchFn, HttpSettings } from "./http.js";
-import type { StallTimeout } from "./stall.js";
 
 /**
  * Options every provider factory takes. Each field also accepts `undefined` (callers under
@@ -22,18 +21,12 @@ export interface ProviderOptions {
   maxRetries?: number | undefined;
   /** ms without a byte on a stream before it fails. Default: no limit. */
   idleTimeout?: number | undefined;
-  /**
-   * ms a streamed reply may go without content: `first` from the request to the first text,
-   * reasoning or tool-call delta, `between` from one to the next. Pings and keep-alives do not
-   * count (unlike idleTimeout). A stall aborts the request with a StallError. Default: no limit.
-   */
-  stallTimeout?: StallTimeout | undefined;
   /** Allow sending a real API key from a browser to the vendor's own URL. */
   dangerouslyAllowBrowser?: boolean | undefined;
 }
 
 /** The keys of ProviderOptions, for each factory's checkOptions list (src/base/options.ts). */
-export const PROVIDER_OPTIONS = "apiKey model baseURL fetch headers maxRetries idleTimeout stallTimeout dangerouslyAllowBrowser";
+export const PROVIDER_OPTIONS = "apiKey model baseURL fetch headers maxRetries idleTimeout dangerouslyAllowBrowser";
 
 /** What one request may change, and what the adapter adds (its vendor's error-body reader). */
 export interface RequestOverrides {

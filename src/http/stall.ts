@@ -3,13 +3,15 @@
 // (`between`). idleTimeout counts bytes, so a server that sends only keep-alives (Anthropic's
 // `event: ping`, comment lines, empty events) never trips it; here only model output counts.
 //
-// The watch sits around a provider's generate (watchStalls), where every delta of every
-// adapter passes through the request's onDelta, so no decoder knows about it: it times the
-// content deltas and, on a stall, aborts the request's signal with a StallError, which ends the
-// fetch or the body read (body.ts) and closes the connection. http.ts never retries an abort,
-// so a stall is not sent again here (as an idleTimeout is not): a provider that went silent
-// is unlikely to answer a second time within the limit; fallback() moves a stall before any
-// content to its next provider, and after content isRecoverable says a run may be continued.
+// The watch sits around a provider's generate (stallTimeout(provider, limits) in cost/), where
+// every delta of every adapter passes through the request's onDelta, so no decoder knows about
+// it: it times the content deltas and, on a stall, aborts the request's signal with a
+// StallError, which ends the fetch or the body read (body.ts) and closes the connection.
+// http.ts never retries an abort, so a stall is not sent again here (as an idleTimeout is
+// not): a provider that went silent is unlikely to answer a second time within the limit;
+// fallback() moves a stall before any content to its next provider, and after content
+// isRecoverable says a run may be continued. A wrapper rather than a provider option, so an
+// agent that sets no limit ships none of this (DESIGN: options never select code).
 import { abortReason, checkOptions, describeValue, InvalidOptionsError, numberOption, runController, StallError } from "../base/index.js";
 
 /** ms limits on a streamed reply's silences; keep-alives do not count, only content does. */
@@ -25,13 +27,10 @@ export interface StallWatched {
   signal?: AbortSignal | undefined;
   // A method, so a ModelRequest's onDelta (taking the Delta union) fits.
   onDelta?(delta: { type: string; text?: string }): void;
-  /** The client's stallTimeout; each limit it sets wins over the provider's. */
-  stallTimeout?: StallTimeout | undefined;
 }
 
-/** The checked option (a copy), or undefined when unset; anything else is refused with what to write. */
-export function stallTimeoutOption(what: string, value: unknown): StallTimeout | undefined {
-  if (value === undefined) return undefined;
+/** The checked limits (a copy); anything else, unset or `{}` included, is refused with what to write. */
+export function stallTimeoutOption(what: string, value: unknown): StallTimeout {
   const { first, between } = Object(value) as StallTimeout;
   if (typeof value === "object") checkOptions(what, value as StallTimeout, "first between");
   if (typeof value !== "object" || (first === undefined && between === undefined)) {
@@ -41,17 +40,18 @@ export function stallTimeoutOption(what: string, value: unknown): StallTimeout |
 }
 
 /**
- * `generate` under stall timeouts: the provider's own (`options`, checked here, once) and the
- * request's (`request.stallTimeout`, createClient's). Only streamed requests (onDelta set) are
- * watched; the others pass straight through.
+ * `generate` under the (checked) limits, its stalls named for `provider`. Only streamed
+ * requests (onDelta set) are watched; the others pass straight through.
  */
-export function watchStalls<R extends StallWatched, T>(provider: string, options: unknown, generate: (request: R) => Promise<T>): (request: R) => Promise<T> {
-  const own = stallTimeoutOption(`${provider}: stallTimeout`, options);
+export function watchStalls<R extends StallWatched, T>(
+  provider: string,
+  limits: StallTimeout,
+  generate: (request: R) => Promise<T>,
+): (request: R) => Promise<T> {
+  const { first, between } = limits;
   return async (request) => {
-    const first = request.stallTimeout?.first ?? own?.first;
-    const between = request.stallTimeout?.between ?? own?.between;
     const { signal, onDelta } = request;
-    if (!onDelta || !(first || between)) return generate(request);
+    if (!onDelta) return generate(request);
     // Dropped with this request, so fetch may hold it as it is (base/abort.ts).
     const controller = runController();
     const forward = () => controller.abort(abortReason(signal!));

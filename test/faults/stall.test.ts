@@ -1,10 +1,12 @@
-// Stall timeouts (stallTimeout: { first, between }) for every adapter, over real HTTP against
-// each provider's wire-faithful mock: only content (text, reasoning, tool-call deltas) resets
-// them; pings, keep-alive comments, empty lines and metadata events do not, so a server that
-// keeps the connection busy without producing anything still stalls. A stall aborts the request
-// (the mock sees its connection close), is a StallError with the phase and whether content had
-// arrived, is not sent again, leaves a valid history, and fallback() moves only a stall before
-// any content to its next provider.
+// Stall timeouts (stallTimeout(provider, { first, between })) for every adapter, over real HTTP
+// against each provider's wire-faithful mock: only content (text, reasoning, tool-call deltas)
+// resets them; pings, keep-alive comments, empty lines and metadata events do not, so a server
+// that keeps the connection busy without producing anything still stalls. A stall aborts the
+// request (the mock sees its connection close), is a StallError with the phase and whether
+// content had arrived, is not sent again, leaves a valid history, fallback() moves only a stall
+// before any content to its next provider, and a journaled run stalled after content continues.
+// The wrapper keeps everything of the provider it wraps; the factories and createClient refuse
+// a `stallTimeout` option, naming the wrapper.
 import { getEventListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,8 +14,21 @@ import { afterEach, describe, expect, it } from "vitest";
 import { claude } from "../../adapters/claude/index.js";
 import { gemini } from "../../adapters/gemini/index.js";
 import { openai, openaiChat, openaiCompatible } from "../../adapters/openai/index.js";
-import { withStallTimeout } from "../../src/cost/index.js";
-import { type Client, createClient, fallback, isRecoverable, isToolloopError, type Provider, StallError, type StreamEvent } from "../../src/index.js";
+import {
+  type Client,
+  createClient,
+  fallback,
+  isRecoverable,
+  isToolloopError,
+  memoryStore,
+  openJournal,
+  type Provider,
+  StallError,
+  type StreamEvent,
+  stallTimeout,
+  type Tool,
+  webSearch,
+} from "../../src/index.js";
 import { type Mock, ROWS, type Row } from "./rows.js";
 import { expectValidHistory, until } from "./support.js";
 
@@ -41,7 +56,7 @@ const prelude = (row: Row): string[] => row.partialStream().slice(0, -1);
 const content = (row: Row): string => row.partialStream().at(-1)!;
 
 /** Streams a run, recording its text deltas and when each arrived; resolves to the run's error (or undefined). */
-async function run(client: Client, prompt: string, seen: string[] = [], signal?: AbortSignal): Promise<{ error: any; text: string | undefined }> {
+async function run(client: Client, prompt: string | undefined, seen: string[] = [], signal?: AbortSignal): Promise<{ error: any; text: string | undefined }> {
   let text: string | undefined;
   try {
     for await (const ev of client.stream(prompt, signal ? { signal } : undefined) as AsyncIterable<StreamEvent>) {
@@ -54,7 +69,7 @@ async function run(client: Client, prompt: string, seen: string[] = [], signal?:
   }
 }
 
-describe.each(ROWS)("$label: stallTimeout", (row) => {
+describe.each(ROWS)("$label: stallTimeout(provider, limits)", (row) => {
   it("a stream of pings with no content stalls in the first phase, though bytes keep coming; the connection is closed and nothing is sent again", async () => {
     const m = await start(row, [{ text: "next ok" }]);
     let closed = false;
@@ -62,7 +77,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     m.enqueue({ sse: [...prelude(row), ...pings], delayMs: 25, hold: true, onClose: () => (closed = true) });
     // A ping comes every 25 ms: with idleTimeout below `first`, a stall (not an idle timeout)
     // shows that bytes kept coming; idleTimeout alone would never fire.
-    const client = createClient({ provider: row.provider(m, { maxRetries: 2, idleTimeout: 250, stallTimeout: { first: 300 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m, { maxRetries: 2, idleTimeout: 250 }), { first: 300 }) });
     const seen: string[] = [];
     const t0 = Date.now();
     const { error } = await run(client, "hi", seen);
@@ -87,11 +102,11 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     let closed = false;
     const pings = Array.from({ length: 40 }, (_, i) => ping(row, i));
     m.enqueue({ sse: [...row.partialStream(), ...pings], delayMs: 20, hold: true, onClose: () => (closed = true) });
-    const client = createClient({ provider: row.provider(m, { stallTimeout: { first: 2000, between: 150 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m), { first: 2000, between: 150 }) });
     const seen: string[] = [];
     const { error } = await run(client, "hi", seen);
     expect(isToolloopError(error, "stall")).toBe(true);
-    expect(error).toMatchObject({ phase: "between", ms: 150, afterContent: true });
+    expect(error).toMatchObject({ phase: "between", ms: 150, afterContent: true, provider: row.providerName });
     expect(error.message).toContain("stallTimeout.between");
     expect(isRecoverable(error)).toBe(true);
     expect(seen).toEqual(["Hel"]);
@@ -110,7 +125,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     const m = await start(row);
     const deltas = Array.from({ length: 10 }, () => content(row));
     m.enqueue({ sse: [...prelude(row), ...deltas, ...row.streamRest()], delayMs: 50 });
-    const client = createClient({ provider: row.provider(m, { stallTimeout: { first: 1000, between: 300 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m), { first: 1000, between: 300 }) });
     const seen: string[] = [];
     const t0 = Date.now();
     const { error, text } = await run(client, "hi", seen);
@@ -126,7 +141,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
   it("first alone: once content came, a slow rest of the stream is not limited", async () => {
     const m = await start(row);
     m.enqueue({ sse: [...row.partialStream(), ...row.streamRest()], delayMs: 120 });
-    const client = createClient({ provider: row.provider(m, { stallTimeout: { first: 1500 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m), { first: 1500 }) });
     await expect(run(client, "hi")).resolves.toEqual({ error: undefined, text: "Hello" });
   });
 
@@ -134,7 +149,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     const m = await start(row);
     let closed = false;
     m.enqueue({ sse: prelude(row), hold: true, onClose: () => (closed = true) });
-    const client = createClient({ provider: row.provider(m, { stallTimeout: { first: 5000, between: 5000 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m), { first: 5000, between: 5000 }) });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const { error } = await run(client, "hi", [], controller.signal);
@@ -142,11 +157,64 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     await until(() => closed);
   });
 
-  it("createClient's stallTimeout (withStallTimeout) applies to the provider, each limit it sets winning over the provider's own", async () => {
+  it("a server that never sends the response headers stalls in the first phase; the fetch is aborted and the server sees the connection close", async () => {
+    let requests = 0;
+    let closed = false;
+    const server: Server = createServer((req) => {
+      requests++;
+      req.resume(); // read the body, never answer
+      req.socket.on("close", () => (closed = true));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const { error } = await run(createClient({ provider: stallTimeout(row.provider({ url }), { first: 150 }) }), "hi");
+      expect(error).toMatchObject({ code: "stall", phase: "first", afterContent: false });
+      await until(() => closed);
+      expect(requests).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("the wrapped provider keeps everything of the one it wraps: name, model, tool support, web search, checkTools, toJSON", async () => {
+    const m = await start(row, [{ text: "ok" }]);
+    const bare = row.provider(m);
+    const wrapped = stallTimeout(bare, { first: 1000 });
+    expect(wrapped).not.toBe(bare);
+    expect(wrapped.name).toBe(row.providerName);
+    for (const key of ["name", "model", "supportsTools", "supportsWebSearch", "checkTools"] as const) expect(wrapped[key], key).toBe(bare[key]);
+    expect(JSON.stringify(wrapped)).toBe(JSON.stringify(bare));
+    expect(JSON.parse(JSON.stringify(wrapped))).toMatchObject({ name: row.providerName });
+    // A schema the adapter cannot send (a tool whose input is an array, which the core's own
+    // tool() and jsonTool() refuse, so the tool is written by hand) is refused when the tools are
+    // set, by the adapter's own checkTools, through the wrapper as without it.
+    const listy = { name: "list_things", description: "Lists.", parameters: { type: "array", items: { type: "string" } }, call: async () => "x" } as Tool;
+    for (const provider of [bare, wrapped]) {
+      let error: any;
+      try {
+        createClient({ provider, tools: [listy] });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toMatchObject({ code: "unsupported_schema", provider: row.providerName, toolName: "list_things", path: "/type" });
+    }
+    // (A provider without checkTools takes it: the refusal above is the adapter's.)
+    expect(() => createClient({ provider: { name: "plain", generate: bare.generate }, tools: [listy] })).not.toThrow();
+    // Native web search: refused for compatible servers (supportsWebSearch: false), with or without the wrapper.
+    const search = () => createClient({ provider: wrapped, tools: [webSearch()] });
+    if (bare.supportsWebSearch === false)
+      expect(search).toThrow(expect.objectContaining({ code: "invalid_tool", message: expect.stringContaining("no native web search") }));
+    else expect(search).not.toThrow();
+    // And it still answers, through the wrapper.
+    await expect(createClient({ provider: wrapped }).chat("hi")).resolves.toBe("ok");
+  });
+
+  it("wrappers nest: each one's limits apply (an outer between around an inner first)", async () => {
     const m = await start(row);
     m.enqueue({ sse: [...row.partialStream(), ping(row, 0)], hold: true });
-    // The provider says 5 s between deltas; the client says 150 ms.
-    const provider = withStallTimeout(row.provider(m, { stallTimeout: { first: 3000, between: 5000 } }), { between: 150 });
+    const provider = stallTimeout(stallTimeout(row.provider(m), { first: 3000 }), { between: 150 });
     const { error } = await run(createClient({ provider }), "hi");
     expect(error).toMatchObject({ code: "stall", phase: "between", ms: 150 });
   });
@@ -156,7 +224,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     const b = await start(row, [{ text: "from the second" }]);
     let closed = false;
     a.enqueue({ sse: [...prelude(row), ping(row, 0), ping(row, 1)], delayMs: 10, hold: true, onClose: () => (closed = true) });
-    const provider = fallback([row.provider(a, { stallTimeout: { first: 150 } }), row.provider(b)]);
+    const provider = fallback([stallTimeout(row.provider(a), { first: 150 }), row.provider(b)]);
     const client = createClient({ provider });
     const seen: string[] = [];
     await expect(run(client, "hi", seen)).resolves.toEqual({ error: undefined, text: "from the second" });
@@ -171,7 +239,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     const a = await start(row);
     const b = await start(row, [{ text: "never" }]);
     a.enqueue({ sse: [...row.partialStream(), ping(row, 0)], hold: true });
-    const client = createClient({ provider: fallback([row.provider(a, { stallTimeout: { between: 150 } }), row.provider(b)]) });
+    const client = createClient({ provider: fallback([stallTimeout(row.provider(a), { between: 150 }), row.provider(b)]) });
     const seen: string[] = [];
     const { error } = await run(client, "hi", seen);
     expect(error).toMatchObject({ code: "stall", phase: "between", afterContent: true });
@@ -180,12 +248,31 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
     expectValidHistory(client);
   });
 
-  it("the client's stallTimeout around fallback() times each provider on its own, so a first-phase stall still moves on", async () => {
+  it("wrapped around fallback() the limit is the whole request's: a stall ends it there (wrap each provider to move on)", async () => {
     const a = await start(row);
-    const b = await start(row, [{ text: "from the second" }]);
+    const b = await start(row, [{ text: "never" }]);
     a.enqueue({ sse: [...prelude(row), ping(row, 0)], hold: true });
-    const provider = withStallTimeout(fallback([row.provider(a), row.provider(b)]), { first: 150 });
-    await expect(run(createClient({ provider }), "hi")).resolves.toEqual({ error: undefined, text: "from the second" });
+    const provider = stallTimeout(fallback([row.provider(a), row.provider(b)]), { first: 150 });
+    const { error } = await run(createClient({ provider }), "hi");
+    expect(error).toMatchObject({ code: "stall", phase: "first", afterContent: false });
+    expect(b.bodies()).toHaveLength(0);
+  });
+
+  it("a journaled run that stalls after content is left interrupted, and continuing it asks for the reply again", async () => {
+    const m = await start(row, [{ text: "recovered" }]);
+    m.enqueue({ sse: [...row.partialStream(), ping(row, 0)], hold: true });
+    const journal = await openJournal({ store: memoryStore(), key: "c1", unsigned: true });
+    const client = journal.createClient({ provider: stallTimeout(row.provider(m), { between: 150 }) });
+    const { error } = await run(client, "hi");
+    expect(error).toMatchObject({ code: "stall", phase: "between", afterContent: true });
+    expect(journal.interrupted).toBe(true);
+    const events: StreamEvent[] = [];
+    for await (const ev of client.stream()) events.push(ev);
+    expect(events[0]).toMatchObject({ type: "recovery", restart: true });
+    expect(events.at(-1)).toMatchObject({ type: "finish", text: "recovered" });
+    expect(m.bodies()).toHaveLength(2);
+    expect(journal.interrupted).toBe(false);
+    expectValidHistory(client);
   });
 
   it("an app-wide signal handed to generate() keeps no listener per watched request, whether the reply completes or stalls", async () => {
@@ -196,7 +283,7 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
       Array.from({ length: 20 }, () => ({ text: "ok" })),
     );
     const app = new AbortController();
-    const provider = row.provider(m, { stallTimeout: { first: 30_000, between: 150 } });
+    const provider = stallTimeout(row.provider(m), { first: 30_000, between: 150 });
     const request = (signal: AbortSignal) => ({ messages: [{ role: "user" as const, content: "hi" }], tools: [], webSearch: false, signal, onDelta: () => {} });
     for (let i = 0; i < 20; i++) await expect(provider.generate(request(app.signal))).resolves.toMatchObject({ text: "ok" });
     expect(getEventListeners(app.signal, "abort")).toHaveLength(0);
@@ -207,39 +294,13 @@ describe.each(ROWS)("$label: stallTimeout", (row) => {
 
   it("a request that is not streamed is not watched", async () => {
     const m = await start(row, [{ text: "plain" }]);
-    const client = createClient({ provider: row.provider(m, { stallTimeout: { first: 1, between: 1 } }) });
+    const client = createClient({ provider: stallTimeout(row.provider(m), { first: 1, between: 1 }) });
     // 1 ms would stall any stream; chat() asks for a JSON body, which has no deltas to time.
     await expect(client.chat("hi")).resolves.toBe("plain");
   });
 });
 
-describe("stallTimeout before the response headers", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    server?.closeAllConnections();
-    await new Promise((r) => server?.close(r));
-    server = undefined;
-  });
-
-  it("a server that never answers stalls in the first phase; the fetch is aborted and the server sees the connection close", async () => {
-    let requests = 0;
-    let closed = false;
-    server = createServer((req) => {
-      requests++;
-      req.resume(); // read the body, never answer
-      req.socket.on("close", () => (closed = true));
-    });
-    await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    const provider = claude({ apiKey: "sk-ant-test-key-123456", model: "m", baseURL: base, stallTimeout: { first: 150 } });
-    const { error } = await run(createClient({ provider }), "hi");
-    expect(error).toMatchObject({ code: "stall", phase: "first", afterContent: false });
-    await until(() => closed);
-    expect(requests).toBe(1);
-  });
-});
-
-describe("stallTimeout options", () => {
+describe("stallTimeout's arguments, and no stallTimeout option anywhere", () => {
   const factories: [string, (extra: Record<string, unknown>) => Provider][] = [
     ["claude", (x) => claude({ apiKey: "k", model: "m", ...x })],
     ["openai", (x) => openai({ apiKey: "k", model: "m", ...x })],
@@ -248,7 +309,7 @@ describe("stallTimeout options", () => {
     ["gemini", (x) => gemini({ apiKey: "k", model: "m", ...x })],
   ];
   const bad: [unknown, RegExp][] = [
-    [{ frist: 100 }, /unknown option `frist`; did you mean `first`\?/],
+    [{ frist: 100 }, /stallTimeout: unknown option `frist`; did you mean `first`\?/],
     [{ first: 0 }, /stallTimeout\.first must be a positive number of ms, got 0/],
     [{ between: -5 }, /stallTimeout\.between must be a positive number of ms, got -5/],
     [{ first: "100" }, /stallTimeout\.first must be a positive number of ms, got the string "100"/],
@@ -256,24 +317,41 @@ describe("stallTimeout options", () => {
     ["100", /stallTimeout must be \{ first\?, between\? \} in ms, at least one, got the string "100"/],
     [100, /stallTimeout must be \{ first\?, between\? \}/],
     [null, /stallTimeout must be \{ first\?, between\? \}.*got null/],
+    [undefined, /stallTimeout must be \{ first\?, between\? \} in ms, at least one, got undefined/],
     [{}, /stallTimeout must be \{ first\?, between\? \} in ms, at least one, got/],
     [{ first: undefined }, /stallTimeout must be \{ first\?, between\? \}/],
   ];
-  it.each(factories)("%s() refuses a stallTimeout it cannot use, saying what to write", (_name, make) => {
+
+  it.each(factories)("stallTimeout(%s(), limits) refuses limits it cannot use, saying what to write", (_name, make) => {
+    const p = make({});
     for (const [value, message] of bad) {
-      expect(() => make({ stallTimeout: value }), JSON.stringify(value)).toThrow(message);
-      expect(() => make({ stallTimeout: value }), JSON.stringify(value)).toThrow(expect.objectContaining({ code: "invalid_options" }));
+      expect(() => stallTimeout(p, value as never), JSON.stringify(value)).toThrow(message);
+      expect(() => stallTimeout(p, value as never), JSON.stringify(value)).toThrow(expect.objectContaining({ code: "invalid_options" }));
     }
-    expect(() => make({ stallTimout: { first: 100 } })).toThrow(/unknown option `stallTimout`; did you mean `stallTimeout`\?/);
-    expect(() => make({ stallTimeout: { first: 100, between: 50.5 } })).not.toThrow();
-    expect(() => make({ stallTimeout: undefined })).not.toThrow();
+    expect(() => stallTimeout(p, { first: 100, between: 50.5 })).not.toThrow();
+    expect(() => stallTimeout(p, { first: 100, between: undefined })).not.toThrow();
   });
 
-  it("withStallTimeout (createClient's stallTimeout) refuses the same values, and is the provider itself when unset", () => {
-    const p = claude({ apiKey: "k", model: "m" });
-    for (const [value, message] of bad) expect(() => withStallTimeout(p, value), JSON.stringify(value)).toThrow(message);
-    expect(withStallTimeout(p, undefined)).toBe(p);
-    expect(withStallTimeout(p, { first: 10 })).toMatchObject({ name: "claude", model: "m" });
+  it.each(factories)("%s() refuses a stallTimeout option, naming the wrapper", (_name, make) => {
+    expect(() => make({ stallTimeout: { first: 100 } })).toThrow(/unknown option `stallTimeout`; did you mean `stallTimeout\(provider, \{\.\.\.\}\)`\?/);
+    expect(() => make({ stallTimeout: undefined })).toThrow(expect.objectContaining({ code: "invalid_options" }));
+    // A misspelt neighbour is still matched to the option it is near.
+    expect(() => make({ idleTimout: 100 })).toThrow(/did you mean `idleTimeout`\?/);
+  });
+
+  it("createClient() has no stallTimeout option either: it is refused, naming the wrapper", () => {
+    const provider = claude({ apiKey: "k", model: "m" });
+    expect(() => createClient({ provider, stallTimeout: { first: 100 } } as never)).toThrow(
+      /createClient\(\): unknown option `stallTimeout`; did you mean `stallTimeout\(provider, \{\.\.\.\}\)`\?/,
+    );
+  });
+
+  it("stallTimeout() takes a provider first", () => {
+    for (const p of [undefined, null, {}, "claude", { name: "x" }]) {
+      expect(() => stallTimeout(p as never, { first: 100 }), JSON.stringify(p)).toThrow(
+        /stallTimeout\(\) takes a provider, then the limits: stallTimeout\(claude/,
+      );
+    }
   });
 });
 
