@@ -62,7 +62,7 @@ describe("bundle size budget", () => {
     }
   });
 
-  it("features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation, durable runs, follow())", async () => {
+  it("features a minimal agent does not use stay out of it (suspension and signing, tracing, compaction, fallback, stop conditions, external tools, raw JSON Schema validation, durable runs, follow(), stall timeouts)", async () => {
     const shaken = [
       "src/suspension/suspension.ts",
       "src/suspension/gate.ts",
@@ -79,6 +79,8 @@ describe("bundle size budget", () => {
       "src/testing.ts",
       "src/follow/follow.ts",
       "src/follow/options.ts",
+      "src/http/stall.ts",
+      "src/cost/stall-timeout.ts",
     ];
     for (const { file } of Object.values(AGENTS)) {
       const inputs = await inputsOf(file);
