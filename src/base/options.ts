@@ -34,8 +34,6 @@ export function checkOptions<T, K extends string>(what: string, options: T, know
       const d = distance(key.toLowerCase(), k.toLowerCase());
       if (d < min) [near, min] = [k, d];
     }
-    // A wrapper, not an option (options never select code): `claude({ stallTimeout })` is told what to write.
-    if (key === "stallTimeout") near = "stallTimeout(provider, {...})";
     throw new InvalidOptionsError(`${what}: unknown option \`${key}\`${near ? `; did you mean \`${near}\`?` : ` (it takes ${keys.join(", ")})`}`);
   }
 }
