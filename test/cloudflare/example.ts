@@ -47,8 +47,8 @@ export interface Example {
   dispose(): Promise<void>;
 }
 
-/** The example, configured as its wrangler.toml says. */
-export function startExample(options: { heartbeatMs?: number } = {}): Promise<Example> {
+/** The example, configured as its wrangler.toml says; `model` answers each model request from its body (default: the `turns` queue). */
+export function startExample(options: { heartbeatMs?: number; model?: ModelScript } = {}): Promise<Example> {
   const config = wranglerConfig();
   expect(config).toMatchObject({ main: "src/worker.ts", binding: "CONVERSATIONS", className: "Conversation", migratedClasses: "Conversation" });
   expect(config.compatibilityFlags).not.toContain("nodejs_compat");
@@ -58,8 +58,12 @@ export function startExample(options: { heartbeatMs?: number } = {}): Promise<Ex
     bindings: { HEARTBEAT_MS: String(options.heartbeatMs ?? 400) },
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
+    ...(options.model && { model: options.model }),
   });
 }
+
+/** A model that answers from the request it gets (the Anthropic body, already validated by the mock); undefined makes the mock answer 500. */
+export type ModelScript = (body: any) => MockTurn | undefined;
 
 /** A worker with the example's routes and env (plus `bindings`), served with the mocks. */
 export async function startWorkerWithMocks(options: {
@@ -68,9 +72,11 @@ export async function startWorkerWithMocks(options: {
   bindings?: Record<string, string>;
   compatibilityDate?: string | undefined;
   compatibilityFlags?: string[];
+  model?: ModelScript;
 }): Promise<Example> {
   const turns: MockTurn[] = [];
-  const mock = await startClaudeMock({ apiKey: API_KEY, script: () => turns.shift() as MockTurn });
+  const model = options.model ?? (() => turns.shift());
+  const mock = await startClaudeMock({ apiKey: API_KEY, script: (body) => model(body) as MockTurn });
   const gate = await startModelGate(mock.url);
   const payments = await startPaymentsMock();
   const bindings: Record<string, string> = {
