@@ -8,11 +8,12 @@
 // Last-Event-ID to the Worker itself, which answers from its own event log.
 //
 // All three checks of durable-page.ts run here: the payment run dropped twice with Approve, Deny,
-// and a page that rejoins a run in progress. For the last one the run must still be going when
-// the page opens, so the model's answer is held at the gate until the page asks for the events.
-// What the proxy saw (each planned drop cut a stream, and the page's next request asked for what
-// follows the last whole event) and what the model and the payments API were sent is checked
-// after them.
+// and a page that rejoins a run in progress. Each drop cuts a run that is still going: the
+// model's answer is held at the gate (test/cloudflare/model-gate.ts) until the page reconnects,
+// so what follows the reconnection is the run going on live, not a finished run's record.
+// What the proxy saw (each planned drop cut a stream mid-run, and the page's next request asked
+// for what follows the last whole event) and what the model and the payments API were sent is
+// checked after them.
 import { createServer, request as forward, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -60,6 +61,8 @@ interface Passed {
   cutAfter: number | undefined;
   /** The stream was cut mid-event (rather than ended by the Worker). */
   cut: boolean;
+  /** When cut: the run was still in progress on the Worker (its model answer held at the gate). */
+  cutMidRun?: boolean;
 }
 
 const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "host", "content-length"];
@@ -77,9 +80,9 @@ function passable(headers: IncomingHttpHeaders, keepLength: boolean): Record<str
  * A pass-through to the Worker that can drop the next event stream after `after` of its events:
  * half of the event that follows is written, then the socket is destroyed, as a network drop
  * would leave it. Other answers (JSON, errors) pass unchanged. `onStream` sees each event-stream
- * request as it arrives.
+ * request as it arrives, `onCut` each cut as it is made.
  */
-async function startDropProxy(target: () => string, onStream: (r: Passed) => void) {
+async function startDropProxy(target: () => string, hooks: { onStream(r: Passed): void; onCut(r: Passed): void }) {
   const drops: number[] = [];
   const passed: Passed[] = [];
   const sockets = new Set<Socket>();
@@ -102,7 +105,7 @@ async function startDropProxy(target: () => string, onStream: (r: Passed) => voi
         cut: false,
       };
       passed.push(record);
-      onStream(record);
+      hooks.onStream(record);
       res.writeHead(answer.statusCode ?? 502, passable(answer.headers, false));
       res.flushHeaders();
       answer.setEncoding("utf8");
@@ -119,6 +122,7 @@ async function startDropProxy(target: () => string, onStream: (r: Passed) => voi
             // browser discard what it had not handed on yet, and then the page could not say
             // which event it had (it would rejoin from the run's start, which is a different test).
             record.cut = true;
+            hooks.onCut(record);
             answer.destroy();
             res.write(block.slice(0, Math.max(1, Math.floor(block.length / 2))), () => setTimeout(() => res.destroy(), 100));
             return;
@@ -162,17 +166,43 @@ let ex: Example | undefined;
 let proxy: Awaited<ReturnType<typeof startDropProxy>> | undefined;
 let planned = 0;
 
+/**
+ * The Worker example behind the drop proxy. So that each drop cuts a run in progress (and the
+ * page's reconnection follows it live, not a finished run's record), the model's answer is held
+ * at the gate a few text deltas past the planned cut, and released when the page reconnects
+ * after the cut. The frames of an answer are message_start, ping, content_block_start, then one
+ * text delta each (one event each on the Worker's stream): held after 4 + `after` frames, at
+ * least `after` + 1 events are out (a resumed run's tool-result comes before them), so the cut
+ * comes first.
+ */
 async function workerAPI(): Promise<DurableAPI> {
   const example = await startExample({ model: payingModel });
   ex = example;
-  // A run started from outside the page waits at the model until the page asks for its events.
-  const holds = new Map<string, Held>();
-  proxy = await startDropProxy(
-    () => example.runtime.url,
-    (r) => {
-      if (r.method === "GET" && r.path.endsWith("/events")) holds.get(r.chat)?.release();
+  let held: { answer: Held; sent: boolean; released: boolean } | undefined;
+  const hold = (frames: number) => {
+    const answer = example.gate.holdNext(frames);
+    const h = { answer, sent: false, released: false };
+    void answer.sent.then(() => (h.sent = true));
+    held = h;
+    return answer;
+  };
+  const release = () => {
+    if (!held || held.released) return;
+    held.released = true;
+    held.answer.release();
+  };
+  let reconnecting = "";
+  proxy = await startDropProxy(() => example.runtime.url, {
+    onCut(r) {
+      r.cutMidRun = !!held?.sent && !held.released;
+      reconnecting = r.chat;
     },
-  );
+    onStream(r) {
+      if (r.chat !== reconnecting) return;
+      reconnecting = "";
+      release();
+    },
+  });
   const drops = proxy.drops;
   const close = proxy.close;
   return {
@@ -180,11 +210,12 @@ async function workerAPI(): Promise<DurableAPI> {
     dropNextStream(after) {
       planned++;
       drops.push(after);
+      // A run started by startRun is held already; otherwise hold the answer of the run to come.
+      if (!held || held.released) hold(4 + after);
     },
     async startRun(chat, message) {
-      // Held after the first text delta: the run is in progress, with an event or more, when the page opens.
-      const held = example.gate.holdNext(4);
-      holds.set(chat, held);
+      // Held after three text deltas: the run is in progress, with events, when the page opens.
+      const answer = hold(6);
       const res = await fetch(example.url(`/chat/${chat}`), {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -192,10 +223,10 @@ async function workerAPI(): Promise<DurableAPI> {
       });
       expect(res.status).toBe(200);
       await res.body?.cancel(); // nobody reads this run's stream; it goes on
-      await held.sent;
+      await answer.sent;
     },
     async close() {
-      for (const held of holds.values()) held.release();
+      release();
       await close();
       await example.dispose();
     },
@@ -205,7 +236,7 @@ async function workerAPI(): Promise<DurableAPI> {
 durablePageTests("against the Worker example in workerd, drops made by a proxy in front of it", workerAPI);
 
 describe("examples/browser/durable.html against the Worker example: what the proxy, the model and the payments API saw", () => {
-  it("each planned drop cut a stream mid-event after that many events; the page's next request asked for what follows the last whole event", () => {
+  it("each planned drop cut a stream mid-event after that many events, while the run went on; the page's next request asked for what follows the last whole event", () => {
     if (!proxy) return expect.fail("the page tests above did not start the Worker (run this file whole)");
     const { passed } = proxy;
     const cutStreams = passed.filter((r) => r.cutAfter !== undefined);
@@ -215,6 +246,7 @@ describe("examples/browser/durable.html against the Worker example: what the pro
     for (const r of cutStreams) {
       const shown = `${r.method} ${r.path}: ${JSON.stringify(r)}`;
       expect(r.cut, shown).toBe(true);
+      expect(r.cutMidRun, shown).toBe(true);
       expect(r.ids, shown).toHaveLength(r.cutAfter!);
       const next = passed.slice(passed.indexOf(r) + 1).find((n) => n.chat === r.chat);
       expect(next, `no request after the cut of ${shown}`).toBeDefined();
