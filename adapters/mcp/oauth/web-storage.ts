@@ -3,8 +3,15 @@
 // back. Anything that runs script on the page can read it; sessionStorage at least ends with the tab.
 import { InvalidOptionsError, type Store } from "../../../src/base/index.js";
 
-/** The part of the Web Storage interface this uses. */
-export type WebStorage = Pick<Storage, "getItem" | "setItem" | "removeItem">;
+/**
+ * The part of the Web Storage interface this uses, written out (not `Pick<Storage, ...>`): the
+ * package's types must not need the DOM library, which a Worker's or Deno's types do not have.
+ */
+export interface WebStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
 
 /** A Store whose values are JSON text in `storage` under `prefix` + key. */
 export function webStorageStore(storage: WebStorage, prefix = "toolloop:"): Store {
