@@ -15,7 +15,7 @@ const entries = Object.fromEntries(
     tavily: "adapters/tavily/index.ts",
     mcp: "adapters/mcp/index.ts",
     cloudflare: "adapters/cloudflare/index.ts",
-    node: "adapters/node/index.ts",
+    node: "hosts/node/index.ts",
   }).filter(([, file]) => existsSync(file)),
 );
 

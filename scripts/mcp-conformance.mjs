@@ -161,7 +161,7 @@ export async function conformance() {
   await bundle("test/mcp/conformance/server.ts", serverModule);
   await bundle("test/mcp/conformance/client.ts", clientScript);
   const nodeModule = join(work, "node.mjs");
-  await bundle("adapters/node/index.ts", nodeModule);
+  await bundle("hosts/node/index.ts", nodeModule);
 
   // mcpHandler on loopback (toolloop/node's serve()), allowing the localhost origins the DNS-rebinding scenario sends.
   const { conformanceHandler } = await import(pathToFileURL(serverModule).href);

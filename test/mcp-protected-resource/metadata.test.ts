@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpAuthorizeResult, mcpHandler, protectedResource } from "../../adapters/mcp/index.js";
-import { type NodeServer, serve } from "../../adapters/node/index.js";
+import { type NodeServer, serve } from "../../hosts/node/index.js";
 import { tool } from "../../src/index.js";
 
 const echo = tool({ name: "echo", description: "Echoes.", input: v.object({ text: v.string() }), run: ({ text }) => text });

@@ -12,7 +12,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpAuthorizeResult, mcpHandler, protectedResource } from "../../adapters/mcp/index.js";
-import { type NodeServer, serve } from "../../adapters/node/index.js";
+import { type NodeServer, serve } from "../../hosts/node/index.js";
 import { tool } from "../../src/index.js";
 import { type AuthorizationServer, authorizationServer } from "./authorization-server.js";
 

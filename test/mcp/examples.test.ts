@@ -11,7 +11,7 @@ import { root, sdkClient, tmp, unpooledFetch } from "./helpers.js";
 type TextBlock = { type: string; text: string };
 
 async function bundleNodeExample(): Promise<string> {
-  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp/index.ts", "toolloop/node": "adapters/node/index.ts" };
+  const sources: Record<string, string> = { toolloop: "src/index.ts", "toolloop/mcp": "adapters/mcp/index.ts", "toolloop/node": "hosts/node/index.ts" };
   const out = join(tmp, `mcp-node-server-${process.pid}.mjs`);
   const result = await build({
     entryPoints: [join(root, "examples/mcp-node/server.mjs")],

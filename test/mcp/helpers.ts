@@ -12,7 +12,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport, type StreamableHTTPServerTransportOptions } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { build } from "esbuild";
 import { Agent, fetch as undiciFetch } from "undici";
-import { serve } from "../../adapters/node/index.js";
+import { serve } from "../../hosts/node/index.js";
 
 export const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 export const tmp = join(root, ".tmp", "mcp");

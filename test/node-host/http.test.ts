@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NodeServer, nodeListener, serve } from "../../adapters/node/index.js";
+import { type NodeServer, nodeListener, serve } from "../../hosts/node/index.js";
 import { deferred, open, parseHead, rawExchange, readAll } from "./helpers.js";
 
 const servers: NodeServer[] = [];

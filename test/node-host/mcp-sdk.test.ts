@@ -8,7 +8,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpHandler } from "../../adapters/mcp/index.js";
-import { type NodeServer, serve } from "../../adapters/node/index.js";
+import { type NodeServer, serve } from "../../hosts/node/index.js";
 import { tool } from "../../src/index.js";
 import { deferred } from "./helpers.js";
 

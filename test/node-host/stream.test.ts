@@ -4,7 +4,7 @@
 import { Agent, createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NodeServer, nodeListener, serve } from "../../adapters/node/index.js";
+import { type NodeServer, nodeListener, serve } from "../../hosts/node/index.js";
 import { deferred, nextChunk, open, readAll } from "./helpers.js";
 
 const servers: NodeServer[] = [];

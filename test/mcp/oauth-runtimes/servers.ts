@@ -5,7 +5,7 @@
 // quotes the request's Authorization header back (a server the client must scrub).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
-import { serve } from "../../../adapters/node/index.js";
+import { serve } from "../../../hosts/node/index.js";
 import type { Tool } from "../../../src/index.js";
 import { type AuthMethod, authorizationServer, json } from "./authorization-server.js";
 

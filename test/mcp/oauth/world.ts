@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { mcpHandler } from "../../../adapters/mcp/index.js";
-import { serve as serveFetch } from "../../../adapters/node/index.js";
+import { serve as serveFetch } from "../../../hosts/node/index.js";
 import type { Tool } from "../../../src/index.js";
 
 type Handler = (request: Request) => Promise<Response>;
