@@ -4,7 +4,7 @@
 // step it already kept with the kept value, so the loop runs again over the same replies and
 // results, to where it stopped. Every step name comes out the same on each replay: the n-th
 // model call of the run is "model n", a call it asked for is "tool n <call id>".
-import { fnv1a36, isToolloopError, ToolTimeoutError } from "../../src/base/index.js";
+import { fnv1a36, isToolloopError, sha256Hex, ToolTimeoutError } from "../../src/base/index.js";
 import type { ModelRequest, ModelResponse, Provider } from "../../src/conversation/index.js";
 import { thrownText } from "../../src/loop/index.js";
 import { type Tool, type ToolCallResult, type ToolContext, toOutput, withCall } from "../../src/tools/index.js";
@@ -189,14 +189,11 @@ function stepId(id: string): string {
   return safe === id ? id : `${safe}~${fnv1a36(id)}`;
 }
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
 /**
  * A call's idempotency key: the same on every replay and attempt of the call, different between
  * calls and between runs (the workflow and instance are in it). Hashed, so the ids it is made
  * of do not travel to the services it is sent to, in the journal's form (tl_ and 40 hex digits).
  */
 async function idempotencyKey(scope: string, n: number, id: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${scope}\n${n}\n${id}`));
-  return `tl_${hex(new Uint8Array(digest)).slice(0, 40)}`;
+  return `tl_${(await sha256Hex(`${scope}\n${n}\n${id}`)).slice(0, 40)}`;
 }

@@ -4,6 +4,7 @@ export * from "./base64.js";
 export * from "./describe-error.js";
 export * from "./errors.js";
 export * from "./hash.js";
+export * from "./hmac.js";
 export * from "./issues.js";
 export * from "./json-depth.js";
 export * from "./log.js";

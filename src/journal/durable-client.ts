@@ -2,7 +2,16 @@
 // provider and tools (memo.ts), with each run's start and end recorded around it. A run that
 // stops on an error it may get past (a broken or stalled stream, a store that failed) stays
 // "running" in the record: run() or stream() without a prompt continues it from its last record.
-import { checkOptions, InvalidDecisionError, InvalidOptionsError, isRecoverable, isToolloopError, runController, SuspendedError } from "../base/index.js";
+import {
+  checkOptions,
+  InvalidDecisionError,
+  InvalidOptionsError,
+  isRecoverable,
+  isToolloopError,
+  runController,
+  SuspendedError,
+  sha256Hex,
+} from "../base/index.js";
 import { type CallOptions, type Client, type ClientOptions, createClient, streamRun } from "../client/index.js";
 import { addUsage, type ContentPart, emptyUsage, type Message, type PendingState } from "../conversation/index.js";
 import type { RunResult, StepResult, StreamEvent } from "../loop/index.js";
@@ -286,6 +295,5 @@ async function spend(history: readonly Message[], decisions: readonly Decision[]
 }
 
 async function digest(value: unknown): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(value))));
-  return `d:${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `d:${await sha256Hex(JSON.stringify(value))}`;
 }

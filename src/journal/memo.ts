@@ -5,7 +5,7 @@
 // the reply without asking the model, a settled call without running it — until the run passes
 // its last record. So the loop itself knows nothing of journals, and a client without one ships
 // none of this.
-import type { ToolloopError } from "../base/index.js";
+import { bytesToHex, sha256Hex, type ToolloopError } from "../base/index.js";
 import type { ModelResponse, Provider } from "../conversation/index.js";
 import { type Tool, type ToolCallResult, type ToolContext, withCall } from "../tools/index.js";
 import { INTERRUPTED } from "./close.js";
@@ -119,15 +119,12 @@ function thrown(err: unknown): NonNullable<CallRecord["result"]> {
   return typeof code === "string" ? { thrown: message, code } : { thrown: message };
 }
 
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-
 /** 16 random bytes, hex: names a batch of calls. */
 export function nonce(): string {
-  return hex(crypto.getRandomValues(new Uint8Array(16)));
+  return bytesToHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /** The idempotency key of call `id` in batch `batch`: the same for every attempt, different between calls. */
 async function keyOf(batch: string, id: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${batch}\n${id}`));
-  return `tl_${hex(new Uint8Array(digest)).slice(0, 40)}`;
+  return `tl_${(await sha256Hex(`${batch}\n${id}`)).slice(0, 40)}`;
 }

@@ -3,7 +3,7 @@
 // an interruption: the call that started it, the model reply its tools are running for, and
 // each of those calls' attempts and results. Signed (HMAC-SHA-256) so a store that hands back a
 // changed record (a call marked unsettled, to be run twice) is refused.
-import { bytesToBase64, InvalidOptionsError } from "../base/index.js";
+import { hmacSigner, InvalidOptionsError, sameSignature } from "../base/index.js";
 import type { ContentPart, Message, ModelResponse, ToolChoice, Usage } from "../conversation/index.js";
 import type { Decision } from "../suspension/index.js";
 import type { ToolCallResult } from "../tools/index.js";
@@ -73,15 +73,8 @@ export function recordSigner(secret: unknown, unsigned: unknown, problem: (s: un
       `openJournal({ secret }) got ${why}: set a secret of at least 32 random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write openJournal({ ..., unsigned: true }) for a store nobody else can write`,
     );
   }
-  let key: Promise<CryptoKey> | undefined;
-  return async (record) => {
-    key ??=
-      typeof secret === "string"
-        ? crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
-        : Promise.resolve(secret as CryptoKey);
-    const data = new TextEncoder().encode(JSON.stringify(["toolloop-journal-1", record]));
-    return bytesToBase64(new Uint8Array(await crypto.subtle.sign("HMAC", await key, data)));
-  };
+  const mac = hmacSigner(secret as string | CryptoKey);
+  return (record) => mac(JSON.stringify(["toolloop-journal-1", record]));
 }
 
 /** The stored value: the record and its signature. */
@@ -99,15 +92,8 @@ export async function readStored(value: unknown, sign: RecordSigner | undefined,
   if (r?.v !== 1 || !statuses.includes(r.status as RunStatus) || !Array.isArray(r.history) || !Array.isArray(r.consumed)) {
     throw new JournalError(`the store's value under ${JSON.stringify(key)} is not a journal record this version of toolloop wrote`);
   }
-  if (sign && (typeof signature !== "string" || !same(signature, await sign(r as JournalRecord)))) {
+  if (sign && (typeof signature !== "string" || !sameSignature(signature, await sign(r as JournalRecord)))) {
     throw new JournalError(`the journal record under ${JSON.stringify(key)} is unsigned, changed, or signed with another secret`);
   }
   return r as JournalRecord;
-}
-
-/** Compares two signatures without stopping at the first difference. */
-function same(a: string, b: string): boolean {
-  let diff = a.length === b.length ? 0 : 1;
-  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }

@@ -3,7 +3,7 @@
 // fails the tool's schema: InvalidDecisionError, history untouched) and turned into a Plan
 // that the loop carries out (loop/plan.ts): which calls run, with what input, and which are
 // answered without running. History is only read here.
-import { InvalidDecisionError, jsonWithin, MAX_ARGUMENT_DEPTH } from "../base/index.js";
+import { InvalidDecisionError, jsonWithin, MAX_ARGUMENT_DEPTH, sameSignature } from "../base/index.js";
 import { type ContentPart, checkParts, type Message, renderParts, type ToolCall, type ToolResult } from "../conversation/index.js";
 import { cap, capParts, type Plan, type Resumed } from "../loop/index.js";
 import { type Registry, toolInput } from "../tools/index.js";
@@ -35,7 +35,7 @@ export async function planDecisions(history: readonly Message[], decisions: unkn
     if (results.has(id) || resumed.has(id)) refuse("decided twice in one batch");
     const { call, result } = w;
     const { kind, answers } = result.pending;
-    if (sign && !same(result.pending.signature, await sign(call, result.pending, history, w.at - 1))) {
+    if (sign && !sameSignature(result.pending.signature, await sign(call, result.pending, history, w.at - 1))) {
       refuse("the call is unsigned, changed, or signed with another secret (or in another conversation)");
     }
     const answer = (r: Omit<ToolResult, "callId" | "name">) => results.set(id, { callId: id, name: result.name, ...r });
@@ -84,11 +84,4 @@ export async function planDecisions(history: readonly Message[], decisions: unkn
     }
   }
   return { answered, approved, resumed, results };
-}
-
-/** Compares two signatures without stopping at the first difference. */
-function same(a: string | undefined, b: string): boolean {
-  let diff = a?.length === b.length ? 0 : 1;
-  for (let i = 0; i < b.length; i++) diff |= (a?.charCodeAt(i) ?? 0) ^ b.charCodeAt(i);
-  return diff === 0;
 }

@@ -3,7 +3,7 @@
 // With suspension({ secret }), each pending call carries an HMAC-SHA-256 (Web Crypto, so it
 // runs the same in browsers, Workers, Deno, Bun and Node) over what the decision acts on and
 // the conversation the call was made in.
-import { bytesToBase64, InvalidOptionsError } from "../base/index.js";
+import { hmacSigner, InvalidOptionsError } from "../base/index.js";
 import type { ContentPart, Message, PendingState, ToolCall } from "../conversation/index.js";
 
 /** Signs `call`, made by the assistant message at `history[made]`, waiting in `state`. */
@@ -51,27 +51,22 @@ export function secretProblem(secret: unknown): string | undefined {
  * The version tag makes signatures of other formats (0.2's, which bound no conversation) fail.
  */
 export function createSigner(secret: string | CryptoKey): Signer {
-  let key: Promise<CryptoKey> | undefined;
-  return async (call, state, history, made) => {
-    key ??=
-      typeof secret === "string"
-        ? crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
-        : Promise.resolve(secret);
-    const data = JSON.stringify([
-      "toolloop-pending-2",
-      transcript(history, made),
-      call.id,
-      call.name.toLowerCase(),
-      call.arguments,
-      state.kind,
-      state.message ?? null,
-      state.schema ?? null,
-      state.answers ?? [],
-      state.approved === true,
-    ]);
-    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(data)));
-    return bytesToBase64(mac);
-  };
+  const mac = hmacSigner(secret);
+  return (call, state, history, made) =>
+    mac(
+      JSON.stringify([
+        "toolloop-pending-2",
+        transcript(history, made),
+        call.id,
+        call.name.toLowerCase(),
+        call.arguments,
+        state.kind,
+        state.message ?? null,
+        state.schema ?? null,
+        state.answers ?? [],
+        state.approved === true,
+      ]),
+    );
 }
 
 /**

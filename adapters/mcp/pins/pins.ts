@@ -6,11 +6,11 @@
 // is trusted and pinned. When the server says its list changed (tools/list_changed), the next
 // call re-lists first, and a call to a tool whose definition is no longer the one offered is
 // refused (ToolChangedError, which the model reads) without being sent.
-import { checkOptions, InvalidOptionsError, isRecord, type Logger, silentLogger } from "../../../src/base/index.js";
+import { checkOptions, InvalidOptionsError, isRecord, type Logger, sameSignature, silentLogger } from "../../../src/base/index.js";
 import type { Tool } from "../../../src/tools/index.js";
 import type { ListedTool, McpChangedTool, McpPins, PinAttachment, SavedPins } from "../client/pins.js";
 import { InvalidPinsError, ToolChangedError } from "./errors.js";
-import { fingerprint, type PinSigner, pinSigner, sameSignature, sealPins, serverOf } from "./sign.js";
+import { fingerprint, type PinSigner, pinSigner, sealPins, serverOf } from "./sign.js";
 
 export interface McpPinsOptions {
   /** The HMAC key that signs and checks the pins: a string of at least 32 characters or an HMAC CryptoKey. */

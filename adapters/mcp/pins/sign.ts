@@ -3,7 +3,7 @@
 // JSON: the same definition, whatever order its keys came in, always hashes the same. The saved
 // pins carry HMAC-SHA-256 over their server and tools, with the rule suspension({ secret }) has
 // for its key: at least 32 characters or an HMAC CryptoKey, or unsigned said out loud.
-import { bytesToBase64, InvalidOptionsError } from "../../../src/base/index.js";
+import { bytesToBase64, hmacSigner, InvalidOptionsError } from "../../../src/base/index.js";
 import { MIN_SECRET_LENGTH, secretProblem } from "../../../src/suspension/index.js";
 import type { SavedPins } from "../client/pins.js";
 import { canonicalJson } from "../wire/jsonrpc.js";
@@ -69,25 +69,12 @@ export function pinSigner(options: PinSecretOptions, given: boolean): PinSigner 
       `mcpPins({ secret }) got ${problem}: set a secret of at least ${MIN_SECRET_LENGTH} random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write mcpPins({ unsigned: true }) to keep pins nobody signed`,
     );
   }
-  let key: Promise<CryptoKey> | undefined;
-  return async (server, tools) => {
-    key ??=
-      typeof secret === "string"
-        ? crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
-        : Promise.resolve(secret as CryptoKey);
-    return bytesToBase64(new Uint8Array(await crypto.subtle.sign("HMAC", await key, encoder.encode(canonicalJson([FORMAT, server, tools])))));
-  };
+  const mac = hmacSigner(secret as string | CryptoKey);
+  return (server, tools) => mac(canonicalJson([FORMAT, server, tools]));
 }
 
 /** The pins value for `tools` (sorted by name), signed when there is a signer. */
 export async function sealPins(sign: PinSigner, server: string, pinned: ReadonlyMap<string, string>): Promise<SavedPins> {
   const tools = Object.fromEntries([...pinned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return sign ? { v: 1, server, tools, signature: await sign(server, tools) } : { v: 1, server, tools };
-}
-
-/** Compares two signatures without stopping at the first difference. */
-export function sameSignature(a: string, b: string): boolean {
-  let diff = a.length === b.length ? 0 : 1;
-  for (let i = 0; i < b.length; i++) diff |= (a.charCodeAt(i) || 0) ^ b.charCodeAt(i);
-  return diff === 0;
 }
