@@ -4,9 +4,9 @@
 // platform's own restart would. Then: the model's kept replies are not asked for again (the
 // strict mock counts requests), a settled call is not run again (the side server counts effects),
 // and the step that was cut off runs again: a retry-safe call with the same idempotency key.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ClaudeMock, type MockTurn, startClaudeMock } from "../mock/claude.js";
-import { DECISION_SECRET, expectedKey, type SideServer, settled, startSide, startWorkflowWorker, type WorkflowWorker } from "./workflow-support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ClaudeMock, MockTurn } from "../mock/claude.js";
+import { expectedKey, type SideServer, settled, type WorkflowWorker, workflowSuite } from "./workflow-support.js";
 
 let mock: ClaudeMock;
 let side: SideServer;
@@ -15,22 +15,9 @@ const turns: MockTurn[] = [];
 let n = 0;
 const newId = () => `crash-${Date.now().toString(36)}-${++n}`;
 
-beforeAll(async () => {
-  mock = await startClaudeMock({ apiKey: "sk-ant-test", script: () => turns.shift() as MockTurn });
-  side = await startSide();
-  worker = await startWorkflowWorker({ ANTHROPIC_API_KEY: "sk-ant-test", PROVIDER_BASE_URL: mock.url, SIDE_URL: side.url, DECISION_SECRET });
-}, 60_000);
-
-beforeEach(() => {
-  turns.length = 0;
-  side.hold.clear();
-  side.onRequest = undefined;
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await side?.close();
-  await mock?.close();
+const suite = workflowSuite(turns);
+beforeAll(() => {
+  ({ mock, side, worker } = suite);
 });
 
 const toolResults = (body: any) => body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "tool_result");

@@ -8,6 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import type { Miniflare } from "miniflare";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { type ClaudeMock, type MockTurn, startClaudeMock } from "../mock/claude.js";
 import { bundle, root, tmpRoot } from "../support/runtimes.js";
 
 export interface SideRequest {
@@ -183,3 +185,33 @@ export function expectedKey(workflow: string, instance: string, n: number, callI
 
 /** The terminal states of an instance. */
 export const settled = (s: { status: string }) => ["complete", "errored", "terminated"].includes(s.status);
+
+/**
+ * The servers a workflow test file runs against, started once for the file: the strict Claude
+ * mock answering from `turns` (each test queues its own; an empty queue makes it answer 500), the
+ * side server, and the worker. Registers the file's hooks; the fields are set once they ran.
+ */
+export function workflowSuite(turns: MockTurn[]): { mock: ClaudeMock; side: SideServer; worker: WorkflowWorker } {
+  const suite = {} as { mock: ClaudeMock; side: SideServer; worker: WorkflowWorker };
+  beforeAll(async () => {
+    suite.mock = await startClaudeMock({ apiKey: "sk-ant-test", script: () => turns.shift() as MockTurn });
+    suite.side = await startSide();
+    suite.worker = await startWorkflowWorker({
+      ANTHROPIC_API_KEY: "sk-ant-test",
+      PROVIDER_BASE_URL: suite.mock.url,
+      SIDE_URL: suite.side.url,
+      DECISION_SECRET,
+    });
+  }, 60_000);
+  beforeEach(() => {
+    turns.length = 0;
+    suite.side.hold.clear();
+    suite.side.onRequest = undefined;
+  });
+  afterAll(async () => {
+    await suite.worker?.close();
+    await suite.side?.close();
+    await suite.mock?.close();
+  });
+  return suite;
+}

@@ -3,9 +3,9 @@
 // asks, and a crash at each point of a run (workerd killed, started again on the same state).
 // The model is the strict Claude mock, which counts requests; side effects go to a local server
 // that counts them and dedups payments by Idempotency-Key.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ClaudeMock, type MockTurn, startClaudeMock } from "../mock/claude.js";
-import { DECISION_SECRET, expectedKey, type SideServer, settled, startSide, startWorkflowWorker, type WorkflowWorker } from "./workflow-support.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ClaudeMock, MockTurn } from "../mock/claude.js";
+import { expectedKey, type SideServer, settled, type WorkflowWorker, workflowSuite } from "./workflow-support.js";
 
 let mock: ClaudeMock;
 let side: SideServer;
@@ -16,22 +16,9 @@ let n = 0;
 /** A fresh instance id per run. */
 const newId = () => `run-${Date.now().toString(36)}-${++n}`;
 
-beforeAll(async () => {
-  mock = await startClaudeMock({ apiKey: "sk-ant-test", script: () => turns.shift() as MockTurn });
-  side = await startSide();
-  worker = await startWorkflowWorker({ ANTHROPIC_API_KEY: "sk-ant-test", PROVIDER_BASE_URL: mock.url, SIDE_URL: side.url, DECISION_SECRET });
-}, 60_000);
-
-beforeEach(() => {
-  turns.length = 0;
-  side.hold.clear();
-  side.onRequest = undefined;
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await side?.close();
-  await mock?.close();
+const suite = workflowSuite(turns);
+beforeAll(() => {
+  ({ mock, side, worker } = suite);
 });
 
 /** The requests of the run `id` made to the model: the mock's requests from `from` on. */
