@@ -5,7 +5,6 @@
 import { checkOptions, InvalidOptionsError, type Store } from "../base/index.js";
 import type { ClientOptions } from "../client/index.js";
 import type { Message } from "../conversation/index.js";
-import { secretProblem } from "../suspension/index.js";
 import { closeRun } from "./close.js";
 import { type DurableClient, durableClient } from "./durable-client.js";
 import { JournalError } from "./errors.js";
@@ -60,7 +59,7 @@ export async function openJournal(options: JournalOptions): Promise<Journal> {
   if (typeof key !== "string" || key === "") throw new InvalidOptionsError("openJournal() needs `key`: a non-empty string naming the conversation");
   if (!Number.isInteger(maxRecoveries) || maxRecoveries < 0)
     throw new InvalidOptionsError(`openJournal(): maxRecoveries is a whole number >= 0, got ${String(maxRecoveries)}`);
-  const sign = recordSigner(options.secret, options.unsigned, secretProblem);
+  const sign = recordSigner(options.secret, options.unsigned, "secret" in options);
   let value: unknown;
   try {
     value = await store.get(key);

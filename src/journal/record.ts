@@ -3,9 +3,9 @@
 // an interruption: the call that started it, the model reply its tools are running for, and
 // each of those calls' attempts and results. Signed (HMAC-SHA-256) so a store that hands back a
 // changed record (a call marked unsettled, to be run twice) is refused.
-import { hmacSigner, InvalidOptionsError, sameSignature } from "../base/index.js";
+import { hmacSigner, sameSignature } from "../base/index.js";
 import type { ContentPart, Message, ModelResponse, ToolChoice, Usage } from "../conversation/index.js";
-import type { Decision } from "../suspension/index.js";
+import { type Decision, signingSecret } from "../suspension/index.js";
 import type { ToolCallResult } from "../tools/index.js";
 import { JournalError } from "./errors.js";
 
@@ -57,23 +57,11 @@ export const MAX_CONSUMED = 1000;
 
 export type RecordSigner = (record: JournalRecord) => Promise<string>;
 
-/**
- * The signer for a journal's `secret`: a string of at least 32 characters or an HMAC CryptoKey,
- * as suspension() takes; `{ unsigned: true }` gives none. Anything else is refused by name.
- */
-export function recordSigner(secret: unknown, unsigned: unknown, problem: (s: unknown) => string | undefined): RecordSigner | undefined {
-  if (unsigned === true) {
-    if (secret !== undefined) throw new InvalidOptionsError("openJournal() got both a secret and unsigned: true: keep the one you mean");
-    return undefined;
-  }
-  if (unsigned !== undefined && unsigned !== false) throw new InvalidOptionsError(`openJournal(): unsigned is true or left out, got a ${typeof unsigned}`);
-  const why = secret === undefined ? "no secret" : problem(secret);
-  if (why) {
-    throw new InvalidOptionsError(
-      `openJournal({ secret }) got ${why}: set a secret of at least 32 random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write openJournal({ ..., unsigned: true }) for a store nobody else can write`,
-    );
-  }
-  const mac = hmacSigner(secret as string | CryptoKey);
+/** The signer for a journal's `secret` (undefined: `{ unsigned: true }`; anything else is refused, as suspension() refuses it). */
+export function recordSigner(secret: unknown, unsigned: unknown, given: boolean): RecordSigner | undefined {
+  const key = signingSecret("openJournal()", secret, unsigned, given, "openJournal({ ..., unsigned: true }) for a store nobody else can write");
+  if (key === undefined) return undefined;
+  const mac = hmacSigner(key);
   return (record) => mac(JSON.stringify(["toolloop-journal-1", record]));
 }
 

@@ -96,9 +96,23 @@ function part(p: ContentPart): unknown[] {
   return [p.type, q.data ?? null, q.url ?? null, q.mediaType ?? null, q.filename ?? null];
 }
 
-/** The error for a suspension() without a usable secret: what it got, and what to write instead. */
-export function secretError(problem: string): InvalidOptionsError {
-  return new InvalidOptionsError(
-    `suspension({ secret }) got ${problem}: set a secret of at least ${MIN_SECRET_LENGTH} random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write suspension({ unsigned: true }) to accept decisions for calls nobody signed`,
-  );
+/**
+ * The secret `{ secret }` or an explicit `{ unsigned: true }` asks for (undefined: unsigned), as
+ * suspension(), openJournal() and mcpPins() take it. There is no default: a secret read from an
+ * unset variable must not quietly mean "unsigned", so anything else is refused, saying what to
+ * write. `given`: the options have a `secret` key (undefined there is an unset variable).
+ */
+export function signingSecret(what: string, secret: unknown, unsigned: unknown, given: boolean, optOut: string): string | CryptoKey | undefined {
+  if (unsigned === true) {
+    if (secret !== undefined) throw new InvalidOptionsError(`${what} got both a secret and unsigned: true: keep the one you mean`);
+    return undefined;
+  }
+  if (unsigned !== undefined && unsigned !== false) throw new InvalidOptionsError(`${what}: unsigned is true or left out, got a ${typeof unsigned}`);
+  const problem = secret === undefined && !given ? "no secret" : secretProblem(secret);
+  if (problem) {
+    throw new InvalidOptionsError(
+      `${what.replace("()", "({ secret })")} got ${problem}: set a secret of at least ${MIN_SECRET_LENGTH} random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write ${optOut}`,
+    );
+  }
+  return secret as string | CryptoKey;
 }

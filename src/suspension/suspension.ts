@@ -11,7 +11,7 @@ import { type Gate, runPlan } from "../loop/index.js";
 import { planDecisions } from "./decisions.js";
 import { gateRun } from "./gate.js";
 import { cancelPending, checkPending, pendingCalls } from "./pending.js";
-import { createSigner, type Signer, secretError, secretProblem } from "./sign.js";
+import { createSigner, type Signer, signingSecret } from "./sign.js";
 
 /**
  * Signed (`{ secret }`) or, said out loud, unsigned (`{ unsigned: true }`). No default: a secret
@@ -74,12 +74,12 @@ function signer(options: SuspensionOptions | undefined): Signer | undefined {
   // A misspelt key (`secrte`) is named, rather than read as "no secret".
   checkOptions("suspension()", options, "secret unsigned");
   const { secret, unsigned } = (options ?? {}) as { secret?: unknown; unsigned?: unknown };
-  if (unsigned === true) {
-    if (secret !== undefined) throw new InvalidOptionsError("suspension() got both a secret and unsigned: true: keep the one you mean");
-    return undefined;
-  }
-  if (unsigned !== undefined && unsigned !== false) throw new InvalidOptionsError(`suspension(): unsigned is true or left out, got a ${typeof unsigned}`);
-  const problem = secret === undefined && !(options && "secret" in options) ? "no secret" : secretProblem(secret);
-  if (problem) throw secretError(problem);
-  return createSigner(secret as string | CryptoKey);
+  const key = signingSecret(
+    "suspension()",
+    secret,
+    unsigned,
+    !!options && "secret" in options,
+    "suspension({ unsigned: true }) to accept decisions for calls nobody signed",
+  );
+  return key === undefined ? undefined : createSigner(key);
 }

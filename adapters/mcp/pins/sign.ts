@@ -4,7 +4,7 @@
 // pins carry HMAC-SHA-256 over their server and tools, with the rule suspension({ secret }) has
 // for its key: at least 32 characters or an HMAC CryptoKey, or unsigned said out loud.
 import { bytesToBase64, hmacSigner, InvalidOptionsError } from "../../../src/base/index.js";
-import { MIN_SECRET_LENGTH, secretProblem } from "../../../src/suspension/index.js";
+import { signingSecret } from "../../../src/suspension/index.js";
 import type { SavedPins } from "../client/pins.js";
 import { canonicalJson } from "../wire/jsonrpc.js";
 
@@ -56,20 +56,10 @@ export interface PinSecretOptions {
 
 /** The signer `options` ask for; throws InvalidOptionsError (saying what to write) for anything else. */
 export function pinSigner(options: PinSecretOptions, given: boolean): PinSigner {
-  const { secret, unsigned } = options;
-  if (unsigned === true) {
-    if (secret !== undefined) throw new InvalidOptionsError("mcpPins() got both a secret and unsigned: true: keep the one you mean");
-    return undefined;
-  }
-  if (unsigned !== undefined && unsigned !== false) throw new InvalidOptionsError(`mcpPins(): unsigned is true or left out, got a ${typeof unsigned}`);
   // An unset variable (`secret: process.env.PIN_SECRET`) is refused like a missing key: never quietly unsigned.
-  const problem = secret === undefined && !given ? "no secret" : secretProblem(secret);
-  if (problem) {
-    throw new InvalidOptionsError(
-      `mcpPins({ secret }) got ${problem}: set a secret of at least ${MIN_SECRET_LENGTH} random characters (e.g. from an environment variable: is it set where this runs?) or an HMAC CryptoKey, or write mcpPins({ unsigned: true }) to keep pins nobody signed`,
-    );
-  }
-  const mac = hmacSigner(secret as string | CryptoKey);
+  const key = signingSecret("mcpPins()", options.secret, options.unsigned, given, "mcpPins({ unsigned: true }) to keep pins nobody signed");
+  if (key === undefined) return undefined;
+  const mac = hmacSigner(key);
   return (server, tools) => mac(canonicalJson([FORMAT, server, tools]));
 }
 
